@@ -1,0 +1,166 @@
+// Package deploy holds deployment files (Compose, Kubernetes, API gateway
+// routes). Its test parses them, since no Docker engine or cluster runs in
+// CI, and checks the fields that break a deployment when they drift from
+// the gateway's code: image, ports, probes and environment variable names.
+package deploy
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// knownEnv is every variable the gateway reads (gateway/config). A manifest
+// that sets any other name is setting nothing.
+func knownEnv(t *testing.T) []string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("..", "gateway", "config", "config.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range regexp.MustCompile(`"([A-Z][A-Z0-9_]+)"`).FindAllStringSubmatch(string(src), -1) {
+		if !slices.Contains(names, m[1]) {
+			names = append(names, m[1])
+		}
+	}
+	if len(names) < 10 {
+		t.Fatalf("found only %d variable names in gateway/config", len(names))
+	}
+	return names
+}
+
+func load(t *testing.T, path string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return doc
+}
+
+// dig walks nested maps and lists: keys are map keys or list indexes.
+func dig(t *testing.T, v any, path ...any) any {
+	t.Helper()
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			if !ok {
+				t.Fatalf("at %v: not a map", path)
+			}
+			v = m[k]
+		case int:
+			l, ok := v.([]any)
+			if !ok || k >= len(l) {
+				t.Fatalf("at %v: not a list of more than %d", path, k)
+			}
+			v = l[k]
+		}
+	}
+	return v
+}
+
+func TestKubernetesDeployment(t *testing.T) {
+	known := knownEnv(t)
+	d := load(t, "kubernetes/base/deployment.yaml")
+	if dig(t, d, "kind") != "Deployment" {
+		t.Fatal("not a Deployment")
+	}
+	spec := dig(t, d, "spec", "template", "spec")
+	if dig(t, spec, "securityContext", "runAsNonRoot") != true {
+		t.Error("pod must run as non-root")
+	}
+	c := dig(t, spec, "containers", 0)
+	if img, _ := dig(t, c, "image").(string); !strings.Contains(img, "mcp-gateway") {
+		t.Errorf("image = %v", img)
+	}
+	if dig(t, c, "securityContext", "readOnlyRootFilesystem") != true {
+		t.Error("root filesystem must be read-only")
+	}
+	if dig(t, c, "ports", 0, "containerPort") != 9000 {
+		t.Error("http port must be 9000, the gateway's default listen port")
+	}
+	if dig(t, c, "readinessProbe", "httpGet", "path") != "/readyz" || dig(t, c, "livenessProbe", "httpGet", "path") != "/healthz" {
+		t.Error("probes must hit /readyz and /healthz")
+	}
+	for _, e := range dig(t, c, "env").([]any) {
+		name := dig(t, e, "name").(string)
+		if !slices.Contains(known, name) {
+			t.Errorf("env %s is not read by the gateway", name)
+		}
+	}
+	for _, k := range []string{"requests", "limits"} {
+		if dig(t, c, "resources", k) == nil {
+			t.Errorf("resources.%s missing", k)
+		}
+	}
+	secret := load(t, "kubernetes/base/secret.example.yaml")
+	for name := range dig(t, secret, "stringData").(map[string]any) {
+		if !slices.Contains(known, name) {
+			t.Errorf("secret key %s is not read by the gateway", name)
+		}
+	}
+	kz := load(t, "kubernetes/base/kustomization.yaml")
+	for _, r := range dig(t, kz, "resources").([]any) {
+		if _, err := os.Stat(filepath.Join("kubernetes/base", r.(string))); err != nil {
+			t.Errorf("kustomization resource %v: %v", r, err)
+		}
+	}
+	for _, f := range []string{"service.yaml", "hpa.yaml", "pdb.yaml"} {
+		doc := load(t, filepath.Join("kubernetes/base", f))
+		if doc["kind"] == nil || doc["spec"] == nil {
+			t.Errorf("%s: missing kind or spec", f)
+		}
+	}
+}
+
+func TestComposeFiles(t *testing.T) {
+	known := knownEnv(t)
+	for _, f := range []string{"supabase-cli/compose.yaml", "self-hosted/docker-compose.override.yml"} {
+		doc := load(t, f)
+		svc := dig(t, doc, "services", "mcp-gateway")
+		env := dig(t, svc, "environment").(map[string]any)
+		for name := range env {
+			if !slices.Contains(known, name) {
+				t.Errorf("%s: env %s is not read by the gateway", f, name)
+			}
+		}
+		for _, need := range []string{"SUPABASE_URL", "SUPABASE_ANON_KEY", "SUPABASE_SERVICE_ROLE_KEY", "MCP_JWT_SECRET", "JWT_SECRET"} {
+			if _, ok := env[need]; !ok {
+				t.Errorf("%s: %s not set", f, need)
+			}
+		}
+	}
+	cli := load(t, "supabase-cli/compose.yaml")
+	if name, _ := dig(t, cli, "networks", "supabase", "name").(string); !strings.HasPrefix(name, "supabase_network_") {
+		t.Errorf("CLI compose must join supabase_network_<project_id>, got %q", name)
+	}
+}
+
+func TestRouteSnippetsCoverTheFunctions(t *testing.T) {
+	for _, f := range []string{"self-hosted/kong-routes.yml", "self-hosted/envoy-routes.yaml", "supabase-cli/patch-kong.sh"} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{"/functions/v1/mcp-server", "/functions/v1/mcp-tokens", "/.well-known/oauth-protected-resource"} {
+			if !strings.Contains(string(data), p) {
+				t.Errorf("%s does not route %s", f, p)
+			}
+		}
+	}
+	envoy := load(t, "self-hosted/envoy-routes.yaml")
+	if dig(t, envoy, "routes", 0, "route", "timeout") != "0s" {
+		t.Error("the mcp-server route needs timeout 0s, or Envoy cuts SSE streams after 15 s")
+	}
+}

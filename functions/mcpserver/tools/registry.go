@@ -1,0 +1,161 @@
+// Package tools holds mcp-server's tool catalogue: one declaration per tool
+// (name, description, input schema, required scope and handler) and the
+// handlers themselves, each reading PostgREST only through the caller's own
+// userdb.Client so row-level security decides what a tool can return.
+package tools
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/repofiles"
+	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
+	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+)
+
+// ScopeRead is the scope every tool requires.
+const ScopeRead = "mcp:read"
+
+// Handler runs one tool call. args is the call's `arguments` object (never
+// nil). The returned value is serialised with jsjson.MarshalIndent.
+type Handler func(ctx context.Context, call *Call) (any, error)
+
+// Tool declares one tool. The catalogue order is the order of the
+// registrations in catalogue.go.
+type Tool struct {
+	Name        string
+	Description string
+	// InputSchema is the tool's JSON Schema as an ordered object, so
+	// tools/list prints it byte-for-byte as the original does.
+	InputSchema *jsjson.Object
+	// OutputSchema describes the tool's result for protocol revisions that
+	// support structured output; nil when not declared.
+	OutputSchema *jsjson.Object
+	Scope        string
+	Handler      Handler
+}
+
+// Call is what a handler receives: the caller's database client, the
+// arguments and the registry's shared, bounded caches and clients.
+type Call struct {
+	DB   *userdb.Client
+	Args *jsjson.Object
+	reg  *Registry
+}
+
+// Logger returns the registry's logger.
+func (c *Call) Logger() *slog.Logger { return c.reg.logger }
+
+// Repos returns the registry's GitHub repository client, or nil when none
+// is configured.
+func (c *Call) Repos() *repofiles.Client { return c.reg.repos }
+
+// Options configures a Registry.
+type Options struct {
+	Logger *slog.Logger
+	// Now is the clock for cache freshness; defaults to time.Now.
+	Now func() time.Time
+	// ProfileCacheEntries bounds the profile caches; 0 means a default.
+	ProfileCacheEntries int
+	// Repos reads grader and handout repositories from GitHub; nil makes
+	// the four repository tools answer their empty result.
+	Repos *repofiles.Client
+}
+
+// Registry is the tool catalogue plus the state tools share across calls.
+type Registry struct {
+	tools  []*Tool
+	byName map[string]*Tool
+	logger *slog.Logger
+	now    func() time.Time
+	caches *caches
+	repos  *repofiles.Client
+}
+
+// New returns the registry with every tool of the catalogue.
+func New(opts Options) *Registry {
+	r := &Registry{
+		tools:  catalogue(),
+		byName: map[string]*Tool{},
+		logger: opts.Logger,
+		now:    opts.Now,
+		repos:  opts.Repos,
+	}
+	if r.logger == nil {
+		r.logger = slog.New(slog.DiscardHandler)
+	}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	for _, t := range r.tools {
+		if _, dup := r.byName[t.Name]; dup {
+			panic("tools: duplicate tool " + t.Name)
+		}
+		r.byName[t.Name] = t
+	}
+	r.caches = newCaches(opts.ProfileCacheEntries, r.now)
+	return r
+}
+
+// Tools returns the catalogue in tools/list order.
+func (r *Registry) Tools() []*Tool { return r.tools }
+
+// Lookup returns the tool called name.
+func (r *Registry) Lookup(name string) (*Tool, bool) {
+	t, ok := r.byName[name]
+	return t, ok
+}
+
+// UnknownToolError is returned for a name that is not in the catalogue.
+type UnknownToolError struct{ Name string }
+
+func (e *UnknownToolError) Error() string { return "Unknown tool: " + e.Name }
+
+// MissingScopeError is returned when the caller lacks the tool's scope.
+type MissingScopeError struct{ Scope string }
+
+func (e *MissingScopeError) Error() string { return "Missing required scope: " + e.Scope }
+
+// InvalidParamsError is returned when arguments do not satisfy the tool's
+// input schema (JSON-RPC -32602).
+type InvalidParamsError struct{ Message string }
+
+func (e *InvalidParamsError) Error() string { return e.Message }
+
+// Call runs the tool called name for a caller holding scopes. name is the
+// JavaScript string form of params.name (so a missing name is "undefined").
+// Errors are *UnknownToolError, *MissingScopeError, *InvalidParamsError, or
+// a failure inside the tool.
+func (r *Registry) Call(ctx context.Context, db *userdb.Client, scopes []string, name string, args *jsjson.Object) (any, error) {
+	t, ok := r.byName[name]
+	if !ok {
+		return nil, &UnknownToolError{Name: name}
+	}
+	if !slices.Contains(scopes, t.Scope) {
+		return nil, &MissingScopeError{Scope: t.Scope}
+	}
+	if args == nil {
+		args = jsjson.NewObject(0)
+	}
+	if err := validateArgs(t, args); err != nil {
+		return nil, err
+	}
+	return t.Handler(ctx, &Call{DB: db, Args: args, reg: r})
+}
+
+// mustSchema parses a schema literal at start-up; a malformed literal is a
+// programming error.
+func mustSchema(text string) *jsjson.Object {
+	v, err := jsjson.Decode([]byte(text))
+	if err != nil {
+		panic(fmt.Sprintf("tools: bad schema literal: %v", err))
+	}
+	o, ok := v.(*jsjson.Object)
+	if !ok {
+		panic("tools: schema literal is not an object")
+	}
+	return o
+}

@@ -1,0 +1,18 @@
+// Package mcptokens serves the mcp-tokens function: a signed-in instructor
+// or grader issues, lists and revokes long-lived `mcp_` API tokens for MCP
+// clients and the Pawtograder CLI.
+//
+// The web user is authenticated by Supabase Auth (GET /auth/v1/user), and
+// every database read and write runs under that user's own session token,
+// so row-level security confines each user to their own tokens. The only
+// privileged step, making a revocation visible in revoked_token_ids, goes
+// through the authentication layer, which alone holds the service role.
+//
+// Request flow per method (protocol.md Part B):
+//
+//	OPTIONS  200 "ok"
+//	GET      auth → staff check → list
+//	POST     parse body → auth → staff check → validate → mint → insert
+//	DELETE   parse body → auth → validate → find → revoke → confirm revocation
+//	other    405
+package mcptokens

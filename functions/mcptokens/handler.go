@@ -1,0 +1,204 @@
+package mcptokens
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/pawtograder/mcp-gateway/gateway/apierror"
+	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
+	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+)
+
+// UserLookup confirms a Supabase Auth session token and returns its user
+// id. It must fail with an *apierror.Error of status 503 when Auth is
+// unavailable; any other failure means the session was refused.
+type UserLookup interface {
+	GetUserID(ctx context.Context, accessToken string) (string, error)
+}
+
+// Revoker makes a token's revocation visible to every verifier and fails
+// when it cannot establish that it is.
+type Revoker interface {
+	EnsureRevoked(ctx context.Context, tokenID string) error
+}
+
+// Minter signs a new API token (protocol.md A9).
+type Minter func(sub string, scopes []string, tokenID string, days float64, now time.Time) (string, error)
+
+// Options configures the function.
+type Options struct {
+	Users UserLookup
+	// ForSession returns a PostgREST client that acts with the caller's own
+	// Supabase session token, so RLS confines it to the caller's rows.
+	ForSession func(userID, accessToken string) *userdb.Client
+	Mint       Minter
+	Revoker    Revoker
+	// MaxBodyBytes bounds request bodies; 0 means 64 KiB.
+	MaxBodyBytes int64
+	Now          func() time.Time
+	NewID        func() string
+	Logger       *slog.Logger
+}
+
+// Handler serves mcp-tokens.
+type Handler struct {
+	opts Options
+}
+
+// New validates opts and returns the handler.
+func New(opts Options) (*Handler, error) {
+	if opts.Users == nil || opts.ForSession == nil || opts.Mint == nil || opts.Revoker == nil {
+		return nil, errors.New("mcptokens: Users, ForSession, Mint and Revoker are required")
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = 64 << 10
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.NewID == nil {
+		opts.NewID = func() string { return uuid.NewString() }
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Handler{opts: opts}, nil
+}
+
+// Register mounts the function on g for every method, at the group root and
+// below it, as the edge runtime routes sub-paths to the same function.
+func (h *Handler) Register(g *echo.Group) {
+	g.Any("", h.Serve)
+	g.Any("/*", h.Serve)
+}
+
+// corsHeaders are the original's values, sent on every response.
+var corsHeaders = [][2]string{
+	{"Access-Control-Allow-Origin", "*"},
+	{"Access-Control-Allow-Headers", "authorization, x-client-info, apikey, content-type"},
+	{"Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS"},
+}
+
+// Serve dispatches on the method and maps every failure to the
+// {"error": message} body in one place.
+func (h *Handler) Serve(c echo.Context) error {
+	w := c.Response().Header()
+	for _, kv := range corsHeaders {
+		w.Set(kv[0], kv[1])
+	}
+	ctx := c.Request().Context()
+	var (
+		body any
+		err  error
+	)
+	switch c.Request().Method {
+	case http.MethodOptions:
+		w.Set("Content-Type", "text/plain;charset=UTF-8")
+		return c.String(http.StatusOK, "ok")
+	case http.MethodGet:
+		body, err = h.list(ctx, c.Request())
+	case http.MethodPost:
+		body, err = h.create(ctx, c.Request())
+	case http.MethodDelete:
+		body, err = h.revoke(ctx, c.Request())
+	default:
+		err = apierror.New(http.StatusMethodNotAllowed, apierror.ReasonMethodNotAllow, "Method not allowed")
+	}
+	if err != nil {
+		e := apierror.As(err)
+		if e.IsServerFault() {
+			h.opts.Logger.ErrorContext(ctx, "mcp-tokens request failed", "status", e.Status, "error", e.Message, "cause", e.Err)
+		}
+		body = jsjson.NewObject(1).Set("error", e.Message)
+		return writeJSON(c, e.Status, body)
+	}
+	return writeJSON(c, http.StatusOK, body)
+}
+
+// writeJSON writes v as JSON.stringify would, with the original's bare
+// application/json content type.
+func writeJSON(c echo.Context, status int, v any) error {
+	data, err := jsjson.Marshal(v)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Content-Type", "application/json")
+	c.Response().WriteHeader(status)
+	_, err = c.Response().Write(data)
+	return err
+}
+
+var (
+	errMissingAuth  = apierror.Unauthorized(apierror.ReasonMissing, "Missing Authorization header")
+	errUnauthorized = apierror.Unauthorized(apierror.ReasonInvalid, "Unauthorized")
+	errNotStaff     = apierror.New(http.StatusForbidden, apierror.ReasonForbidden, "MCP tokens are only available to instructors and graders")
+	errBodyTooLarge = apierror.New(http.StatusRequestEntityTooLarge, apierror.ReasonTooLarge, "Request body too large")
+	errInvalidJSON  = apierror.New(http.StatusBadRequest, apierror.ReasonBadRequest, "Request body must be valid JSON")
+	errNotObject    = apierror.New(http.StatusBadRequest, apierror.ReasonBadRequest, "Request body must be a JSON object")
+)
+
+func badRequest(msg string) error {
+	return apierror.New(http.StatusBadRequest, apierror.ReasonBadRequest, msg)
+}
+
+// readBody parses a JSON object body. The original answers 500 with the
+// parser's text for invalid JSON and a TypeError for null; both are the
+// client's fault, so this answers 400 (docs/compatibility.md).
+func (h *Handler) readBody(r *http.Request) (*jsjson.Object, error) {
+	data, err := io.ReadAll(io.LimitReader(r.Body, h.opts.MaxBodyBytes+1))
+	if err != nil {
+		return nil, apierror.New(http.StatusBadRequest, apierror.ReasonBadRequest, "Could not read request body").WithCause(err)
+	}
+	if int64(len(data)) > h.opts.MaxBodyBytes {
+		return nil, errBodyTooLarge
+	}
+	v, err := jsjson.Decode(data)
+	if err != nil {
+		return nil, errInvalidJSON.WithCause(err)
+	}
+	obj, ok := v.(*jsjson.Object)
+	if !ok || obj == nil {
+		return nil, errNotObject
+	}
+	return obj, nil
+}
+
+// caller is an authenticated web user with a client acting as them.
+type caller struct {
+	userID string
+	db     *userdb.Client
+}
+
+// authenticate follows protocol.md B2: the token is the header with its
+// first "Bearer " removed, confirmed by Supabase Auth.
+func (h *Handler) authenticate(ctx context.Context, r *http.Request) (*caller, error) {
+	header := r.Header.Get("Authorization")
+	if header == "" {
+		return nil, errMissingAuth
+	}
+	token := strings.Replace(header, "Bearer ", "", 1)
+	if token == "" {
+		// supabase-js does not even ask Auth about an empty token.
+		return nil, errUnauthorized
+	}
+	userID, err := h.opts.Users.GetUserID(ctx, token)
+	if err != nil {
+		var e *apierror.Error
+		if errors.As(err, &e) && e.Status == http.StatusServiceUnavailable {
+			return nil, e
+		}
+		return nil, errUnauthorized.WithCause(err)
+	}
+	if userID == "" {
+		return nil, errUnauthorized
+	}
+	return &caller{userID: userID, db: h.opts.ForSession(userID, token)}, nil
+}

@@ -1,0 +1,13 @@
+// Package jsjson reads and writes JSON the way JavaScript's JSON.parse and
+// JSON.stringify do, so the gateway's output is byte-identical to the Deno
+// functions it replaces.
+//
+// Go's encoding/json differs from JavaScript in ways clients can see: it sorts
+// map keys, escapes <, >, &, U+2028 and U+2029, and formats floats
+// differently. This package keeps object keys in insertion order (with
+// JavaScript's rule that array-index keys come first), escapes only what
+// JSON.stringify escapes, and prints numbers as JavaScript's Number#toString.
+//
+// Values are plain Go values: nil, bool, float64 (and Go integer types on
+// output), string, []any, *Object and json.RawMessage (re-parsed on output).
+package jsjson

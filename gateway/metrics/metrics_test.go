@@ -1,0 +1,74 @@
+package metrics
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+func TestSeriesAndLabelClamping(t *testing.T) {
+	m := New(Options{Functions: []string{"mcp-server"}, Tools: []string{"get_assignment"}, Tables: []string{"assignments"}})
+	m.HTTPRequest("mcp-server", "POST", 200, 5*time.Millisecond, false)
+	m.HTTPRequest("../../etc/passwd", "BREW", 404, time.Millisecond, false)
+	m.RPCRequest("tools/call")
+	m.RPCRequest("user-controlled/" + strings.Repeat("x", 100))
+	m.ToolCall("get_assignment", "ok", time.Millisecond)
+	m.ToolCall("made_up_tool", "ok", time.Millisecond)
+	m.AuthOutcome("revoked", "api_token")
+	m.Upstream("postgrest", "assignments", 200, time.Millisecond)
+	m.Upstream("postgrest", "secret_table", 0, time.Millisecond)
+	m.JWTCache(true)
+	m.JWTCache(false)
+	m.StreamOpened()
+	m.Proxied(502)
+
+	checks := []struct {
+		got  float64
+		want float64
+		name string
+	}{
+		{testutil.ToFloat64(m.httpRequests.WithLabelValues("mcp-server", "POST", "200")), 1, "http known"},
+		{testutil.ToFloat64(m.httpRequests.WithLabelValues("other", "other", "404")), 1, "http clamped"},
+		{testutil.ToFloat64(m.rpcRequests.WithLabelValues("other")), 1, "rpc clamped"},
+		{testutil.ToFloat64(m.toolCalls.WithLabelValues("other", "ok")), 1, "tool clamped"},
+		{testutil.ToFloat64(m.authOutcomes.WithLabelValues("revoked", "api_token")), 1, "auth"},
+		{testutil.ToFloat64(m.upstream.WithLabelValues("postgrest", "other", "error")), 1, "upstream clamped"},
+		{testutil.ToFloat64(m.jwtCache.WithLabelValues("hit")), 1, "jwt hit"},
+		{testutil.ToFloat64(m.streamsOpen), 1, "streams"},
+		{testutil.ToFloat64(m.proxied.WithLabelValues("502")), 1, "proxied"},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body := rec.Body.String()
+	for _, series := range []string{
+		"gateway_http_requests_total", "gateway_http_request_duration_seconds", "gateway_mcp_requests_total",
+		"gateway_mcp_tool_calls_total", "gateway_mcp_tool_call_duration_seconds", "gateway_auth_outcomes_total",
+		"gateway_upstream_requests_total", "gateway_upstream_request_duration_seconds", "gateway_user_jwt_cache_total",
+		"gateway_sse_streams_open", "gateway_proxied_requests_total", "go_goroutines",
+	} {
+		if !strings.Contains(body, series) {
+			t.Errorf("/metrics lacks %s", series)
+		}
+	}
+	if strings.Contains(body, "passwd") || strings.Contains(body, "secret_table") || strings.Contains(body, "xxxx") {
+		t.Error("a user-controlled value reached a label")
+	}
+}
+
+func TestNilMetricsIsSafe(t *testing.T) {
+	var m *Metrics
+	m.HTTPRequest("f", "GET", 200, 0, false)
+	m.ToolCall("t", "ok", 0)
+	m.StreamOpened()
+	m.StreamClosed()
+	m.JWTCache(true)
+}
