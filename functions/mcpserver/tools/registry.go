@@ -91,6 +91,9 @@ func New(opts Options) *Registry {
 		r.now = time.Now
 	}
 	for _, t := range r.tools {
+		if t.OutputSchema == nil {
+			t.OutputSchema = outputSchema(t.Name)
+		}
 		if _, dup := r.byName[t.Name]; dup {
 			panic("tools: duplicate tool " + t.Name)
 		}

@@ -1,0 +1,68 @@
+// Package clientconfig renders ready-to-paste MCP client configurations for
+// the gateway's MCP endpoint, so the instructions users follow are produced
+// by the same binary that serves them and cannot drift from it.
+package clientconfig
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
+)
+
+// Placeholder stands in for a real token when none is given.
+const Placeholder = "mcp_YOUR_TOKEN_HERE"
+
+// Options selects what to render.
+type Options struct {
+	// URL is the MCP endpoint, e.g. https://x.supabase.co/functions/v1/mcp-server.
+	URL string
+	// Token is the API token to embed; Placeholder when empty.
+	Token string
+	// Name is the server's key in client configs (default "pawtograder").
+	Name string
+}
+
+// Render returns a text with one section per client.
+func Render(opts Options) (string, error) {
+	u, err := url.Parse(opts.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", errors.New("clientconfig: --url must be the absolute http(s) URL of the MCP endpoint")
+	}
+	if opts.Token == "" {
+		opts.Token = Placeholder
+	}
+	if opts.Name == "" {
+		opts.Name = "pawtograder"
+	}
+	if strings.ContainsAny(opts.Token, " \t\r\n\"") {
+		return "", errors.New("clientconfig: the token must not contain spaces or quotes")
+	}
+	bearer := "Bearer " + opts.Token
+
+	servers := func(cfg *jsjson.Object) *jsjson.Object {
+		return jsjson.NewObject(1).Set("mcpServers", jsjson.NewObject(1).Set(opts.Name, cfg))
+	}
+	direct := servers(jsjson.NewObject(2).
+		Set("url", opts.URL).
+		Set("headers", jsjson.NewObject(1).Set("Authorization", bearer)))
+	desktop := servers(jsjson.NewObject(3).
+		Set("command", "npx").
+		Set("args", []string{"-y", "mcp-remote", opts.URL, "--header", "Authorization:${AUTH_HEADER}"}).
+		Set("env", jsjson.NewObject(1).Set("AUTH_HEADER", bearer)))
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Claude Desktop (claude_desktop_config.json), through the mcp-remote bridge:\n%s\n\n", indent(desktop))
+	fmt.Fprintf(&b, "# Claude Code:\nclaude mcp add --transport http %s %s --header \"Authorization: %s\"\n\n", opts.Name, opts.URL, bearer)
+	fmt.Fprintf(&b, "# Clients that take a URL and headers (Cursor, Windsurf, the web app's snippet):\n%s\n\n", indent(direct))
+	fmt.Fprintf(&b, "# MCP Inspector (UI: transport Streamable HTTP, this URL, header Authorization):\nnpx @modelcontextprotocol/inspector --cli %s --transport http --header \"Authorization: %s\" --method tools/list\n\n", opts.URL, bearer)
+	fmt.Fprintf(&b, "# OAuth-capable clients (Claude connectors, the Inspector's OAuth flow) need only the URL:\n%s\n", opts.URL)
+	return b.String(), nil
+}
+
+func indent(v any) string {
+	b, _ := jsjson.MarshalIndent(v) // only strings and objects: cannot fail
+	return string(b)
+}
