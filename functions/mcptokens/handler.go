@@ -14,14 +14,16 @@ import (
 
 	"github.com/pawtograder/mcp-gateway/gateway/apierror"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
+	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
 	"github.com/pawtograder/mcp-gateway/gateway/userdb"
 )
 
 // UserLookup confirms a Supabase Auth session token and returns its user
-// id. It must fail with an *apierror.Error of status 503 when Auth is
-// unavailable; any other failure means the session was refused.
+// id. It fails with a server-fault *apierror.Error (503 when Auth is
+// unavailable, 500 when it is not configured); any other failure means the
+// session was refused.
 type UserLookup interface {
-	GetUserID(ctx context.Context, accessToken string) (string, error)
+	GetUser(ctx context.Context, accessToken string) (*mcpauth.SupabaseUser, error)
 }
 
 // Revoker makes a token's revocation visible to every verifier and fails
@@ -189,16 +191,18 @@ func (h *Handler) authenticate(ctx context.Context, r *http.Request) (*caller, e
 		// supabase-js does not even ask Auth about an empty token.
 		return nil, errUnauthorized
 	}
-	userID, err := h.opts.Users.GetUserID(ctx, token)
+	user, err := h.opts.Users.GetUser(ctx, token)
 	if err != nil {
+		// Auth being down or misconfigured is the server's fault (503/500);
+		// anything else means the session was refused.
 		var e *apierror.Error
-		if errors.As(err, &e) && e.Status == http.StatusServiceUnavailable {
+		if errors.As(err, &e) && e.IsServerFault() {
 			return nil, e
 		}
 		return nil, errUnauthorized.WithCause(err)
 	}
-	if userID == "" {
+	if user == nil || user.ID == "" {
 		return nil, errUnauthorized
 	}
-	return &caller{userID: userID, db: h.opts.ForSession(userID, token)}, nil
+	return &caller{userID: user.ID, db: h.opts.ForSession(user.ID, token)}, nil
 }
