@@ -1,0 +1,60 @@
+package supabase
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func names(files []File) []string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f.Name
+	}
+	return out
+}
+
+// TestClassification pins which embedded file plays which role; adding a
+// file is a deliberate act that updates this list.
+func TestClassification(t *testing.T) {
+	tests := []struct {
+		name string
+		got  []File
+		want []string
+	}{
+		{"Bootstrap", Bootstrap(), []string{"fixtures/00_supabase_roles.sql"}},
+		{"Fixtures", Fixtures(), []string{"fixtures/10_schema.sql", "fixtures/20_rls.sql"}},
+		{"Seed", Seed(), []string{"fixtures/90_seed.sql"}},
+		{"Migrations", Migrations(), []string{"migrations/20261129230000_mcp_gateway_tokens.sql"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, names(tt.got)); diff != "" {
+				t.Errorf("%s() files (-want +got):\n%s", tt.name, diff)
+			}
+			for _, f := range tt.got {
+				if f.SQL == "" {
+					t.Errorf("%s is empty", f.Name)
+				}
+			}
+		})
+	}
+}
+
+// TestMigrationNames enforces Supabase's naming (14-digit UTC timestamp,
+// snake_case) and ordering after Pawtograder's api_tokens migration
+// (20260130031926), which the gateway's migration amends.
+func TestMigrationNames(t *testing.T) {
+	re := regexp.MustCompile(`^migrations/(\d{14})_[a-z0-9_]+\.sql$`)
+	for _, f := range Migrations() {
+		m := re.FindStringSubmatch(f.Name)
+		if m == nil {
+			t.Errorf("%s: want migrations/<YYYYMMDDHHMMSS>_<snake_case>.sql", f.Name)
+			continue
+		}
+		if m[1] <= "20260130031926" {
+			t.Errorf("%s: timestamp must sort after Pawtograder's 20260130031926_create_api_tokens_table.sql", f.Name)
+		}
+	}
+}
