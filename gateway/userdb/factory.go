@@ -1,0 +1,255 @@
+package userdb
+
+import (
+	"container/list"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/lestrrat-go/jwx/v2/jwk"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/pawtograder/mcp-gateway/gateway/apierror"
+	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
+	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
+)
+
+// User JWT parameters (protocol.md A10).
+const (
+	// TokenLifetime is the life of a minted user JWT.
+	TokenLifetime = 60 * time.Second
+	// ReuseMargin: a cached JWT is reused while more than this remains.
+	ReuseMargin = 5 * time.Second
+	// DefaultCacheEntries bounds the per-user JWT cache.
+	DefaultCacheEntries = 10_000
+)
+
+// MsgServerConfig is A7 step 11's message (SUPABASE_URL or
+// SUPABASE_ANON_KEY unset).
+const MsgServerConfig = "Server configuration error"
+
+// Options configures a Factory. Empty values are reported at request time,
+// as the original does, not at construction.
+type Options struct {
+	// RestURL is the PostgREST base, <SUPABASE_URL>/rest/v1.
+	RestURL string
+	// AnonKey is SUPABASE_ANON_KEY, sent as apikey.
+	AnonKey string
+	// SigningJWK is the raw JWT_SECRET: an ES256 private JWK with a kid.
+	// It is validated (A11) on first use and parsed once.
+	SigningJWK string
+	// HTTPClient is the pooled client for PostgREST; default
+	// http.DefaultTransport.
+	HTTPClient *http.Client
+	// MaxBodyBytes bounds each PostgREST response (0: postgrest default).
+	MaxBodyBytes int64
+	// Observe is passed to the PostgREST client for metrics.
+	Observe func(ctx context.Context, table string, status int, err error)
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+	// CacheEntries bounds the per-user JWT cache; default 10 000.
+	CacheEntries int
+}
+
+// Factory hands out per-user PostgREST clients (A7 steps 11–12, A10).
+// It is safe for concurrent use.
+type Factory struct {
+	base    *postgrest.Client
+	baseErr error
+	rawKey  string
+	now     func() time.Time
+	max     int
+
+	keyOnce sync.Once
+	key     *signingKey
+	keyErr  error
+
+	flight singleflight.Group
+	mints  atomic.Int64 // JWTs signed, for tests and metrics
+
+	mu    sync.Mutex
+	byID  map[string]*list.Element // → *cacheEntry
+	order *list.List               // front: oldest mint
+}
+
+type cacheEntry struct {
+	userID   string
+	token    string
+	expiryMs int64
+}
+
+// NewFactory returns a Factory. It never fails: configuration faults are
+// reported by ForUser with the original's messages.
+func NewFactory(opts Options) *Factory {
+	f := &Factory{
+		rawKey: opts.SigningJWK,
+		now:    opts.Now,
+		max:    opts.CacheEntries,
+		byID:   make(map[string]*list.Element),
+		order:  list.New(),
+	}
+	if f.now == nil {
+		f.now = time.Now
+	}
+	if f.max <= 0 {
+		f.max = DefaultCacheEntries
+	}
+	if opts.RestURL == "" || opts.AnonKey == "" {
+		f.baseErr = fmt.Errorf("userdb: SUPABASE_URL and SUPABASE_ANON_KEY must be set")
+	} else {
+		f.base, f.baseErr = postgrest.New(postgrest.Options{
+			BaseURL:      opts.RestURL,
+			APIKey:       opts.AnonKey,
+			HTTPClient:   opts.HTTPClient,
+			MaxBodyBytes: opts.MaxBodyBytes,
+			Observe:      opts.Observe,
+		})
+	}
+	return f
+}
+
+// ForUser returns a client that reads PostgREST as userID: the anon key as
+// apikey and a 60 s ES256 JWT for userID as bearer. The JWT is cached and
+// reused while more than 5 s of its life remain; concurrent misses for one
+// user mint once. The cache is consulted before the key, as in the
+// original, so key errors appear only on a miss.
+//
+// Errors are *apierror.Error 500: "Server configuration error" when the URL
+// or anon key is unset (A7 step 11), else the A11 key messages.
+func (f *Factory) ForUser(ctx context.Context, userID string) (*Client, error) {
+	if f.baseErr != nil {
+		return nil, &apierror.Error{Status: http.StatusInternalServerError, Reason: apierror.ReasonConfig, Message: MsgServerConfig, Err: f.baseErr}
+	}
+	tok, err := f.token(userID)
+	if err != nil {
+		return nil, err
+	}
+	return NewClient(f.base, userID, tok), nil
+}
+
+// token returns a cached or freshly minted user JWT.
+func (f *Factory) token(userID string) (string, error) {
+	if tok, ok := f.lookup(userID, f.now().UnixMilli()); ok {
+		return tok, nil
+	}
+	v, err, _ := f.flight.Do(userID, func() (any, error) {
+		// A flight that finished just before this one may have stored it.
+		if tok, ok := f.lookup(userID, f.now().UnixMilli()); ok {
+			return tok, nil
+		}
+		key, err := f.signingKey()
+		if err != nil {
+			return nil, err
+		}
+		nowMs := f.now().UnixMilli()
+		tok, err := mintUserJWT(key, userID, nowMs)
+		if err != nil {
+			return nil, err
+		}
+		f.mints.Add(1)
+		f.store(userID, tok, nowMs)
+		return tok, nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return v.(string), nil
+}
+
+func (f *Factory) lookup(userID string, nowMs int64) (string, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if el, ok := f.byID[userID]; ok {
+		e := el.Value.(*cacheEntry)
+		if e.expiryMs > nowMs+ReuseMargin.Milliseconds() {
+			return e.token, true
+		}
+	}
+	return "", false
+}
+
+// store caches tok, minted at nowMs. Entries are ordered by mint time and
+// all live 60 s, so the ones that can no longer be reused are at the front:
+// each store drops those (amortised O(1)), and at capacity the oldest goes.
+func (f *Factory) store(userID, tok string, nowMs int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	expiryMs := nowMs + TokenLifetime.Milliseconds()
+	if el, ok := f.byID[userID]; ok {
+		e := el.Value.(*cacheEntry)
+		e.token, e.expiryMs = tok, expiryMs
+		f.order.MoveToBack(el)
+	} else {
+		f.byID[userID] = f.order.PushBack(&cacheEntry{userID: userID, token: tok, expiryMs: expiryMs})
+	}
+	for front := f.order.Front(); front != nil; front = f.order.Front() {
+		e := front.Value.(*cacheEntry)
+		if f.order.Len() <= f.max && e.expiryMs > nowMs+ReuseMargin.Milliseconds() {
+			break
+		}
+		f.order.Remove(front)
+		delete(f.byID, e.userID)
+	}
+}
+
+// Mints reports how many user JWTs have been signed, for metrics.
+func (f *Factory) Mints() int64 { return f.mints.Load() }
+
+// Len reports the number of cached JWTs, for tests and metrics.
+func (f *Factory) Len() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.order.Len()
+}
+
+func (f *Factory) signingKey() (*signingKey, error) {
+	f.keyOnce.Do(func() { f.key, f.keyErr = parseSigningJWK(f.rawKey) })
+	return f.key, f.keyErr
+}
+
+// PublicJWK returns the public half of the signing key (kid, alg ES256,
+// use sig), for publishing in a JWKS. It fails with the A11 error when
+// JWT_SECRET is invalid. The result is a copy the caller may modify.
+func (f *Factory) PublicJWK() (jwk.Key, error) {
+	key, err := f.signingKey()
+	if err != nil {
+		return nil, err
+	}
+	return key.public.Clone()
+}
+
+// mintUserJWT signs {"sub","role","aud","exp","iat"} (that order) with
+// the header {"alg":"ES256","typ":"JWT","kid"}. exp and iat are
+// Math.round of seconds, as in the original: for whole milliseconds
+// Math.round(ms/1000) equals floor((ms+500)/1000).
+func mintUserJWT(key *signingKey, userID string, nowMs int64) (string, error) {
+	p := make([]byte, 0, 128+len(userID))
+	p = append(p, `{"sub":`...)
+	p = jsjson.AppendString(p, userID)
+	p = append(p, `,"role":"authenticated","aud":"authenticated","exp":`...)
+	p = jsjson.AppendNumber(p, float64(roundSeconds(nowMs+TokenLifetime.Milliseconds())))
+	p = append(p, `,"iat":`...)
+	p = jsjson.AppendNumber(p, float64(roundSeconds(nowMs)))
+	p = append(p, '}')
+
+	signing := key.header + "." + base64.RawURLEncoding.EncodeToString(p)
+	sig, err := jwt.SigningMethodES256.Sign(signing, key.priv)
+	if err != nil {
+		return "", apierror.Internal("Failed to sign user token", fmt.Errorf("userdb: sign: %w", err))
+	}
+	return signing + "." + base64.RawURLEncoding.EncodeToString(sig), nil
+}
+
+// roundSeconds is Math.round(ms/1000) for an integral ms.
+func roundSeconds(ms int64) int64 {
+	q := (ms + 500) / 1000
+	if (ms+500)%1000 < 0 {
+		q-- // floor for negative values
+	}
+	return q
+}

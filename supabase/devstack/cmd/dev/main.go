@@ -1,0 +1,266 @@
+// Command dev runs the whole local development environment behind
+// scripts/dev: the local Supabase stack (PostgreSQL with the Pawtograder
+// schema and seed, the REST API and Auth), the gateway wired to it with
+// freshly generated secrets, and an mcp_ token for a seeded instructor. It
+// prints the MCP endpoint and a ready-to-paste client configuration, writes
+// KEY=VALUE settings to .dev/env, and on SIGINT or SIGTERM stops everything
+// and removes its temporary data.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pawtograder/mcp-gateway/gateway/clientconfig"
+	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
+	"github.com/pawtograder/mcp-gateway/supabase/devstack"
+)
+
+// demoUser is Alice, instructor of class 1 in the seed (fixtures/SEED.md).
+const (
+	demoUser    = "10000000-0000-4000-8000-000000000001"
+	demoClassID = "1"
+)
+
+type flags struct {
+	gatewayBin  string
+	stackPort   int
+	gatewayPort int
+	envFile     string
+}
+
+func main() {
+	var f flags
+	flag.StringVar(&f.gatewayBin, "gateway-bin", "", "path of the built gateway binary (required)")
+	flag.IntVar(&f.stackPort, "stack-port", envInt("DEV_STACK_PORT", 54321), "port of the local Supabase stack (a free one if taken)")
+	flag.IntVar(&f.gatewayPort, "gateway-port", envInt("DEV_GATEWAY_PORT", 9000), "port of the gateway (a free one if taken)")
+	flag.StringVar(&f.envFile, "env-file", filepath.Join(".dev", "env"), "where to write KEY=VALUE settings")
+	flag.Parse()
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, logger, os.Stdout, f); err != nil {
+		fmt.Fprintln(os.Stderr, "dev:", err)
+		os.Exit(1)
+	}
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return v
+	}
+	return def
+}
+
+// freePort returns port when it can be bound on loopback, else a free one.
+func freePort(port int) (int, error) {
+	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		l, err = net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, err
+		}
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func randomSecret() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func run(ctx context.Context, logger *slog.Logger, out io.Writer, f flags) (err error) {
+	if f.gatewayBin == "" {
+		return errors.New("-gateway-bin is required (scripts/dev builds it)")
+	}
+	stackPort, err := freePort(f.stackPort)
+	if err != nil {
+		return err
+	}
+	gatewayPort, err := freePort(f.gatewayPort)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "Starting PostgreSQL and the local Supabase stack…")
+	startCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	stack, err := devstack.Start(startCtx, devstack.Options{Port: stackPort, Logger: logger})
+	cancel()
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, stack.Close()) }()
+
+	mcpSecret := randomSecret()
+	gatewayURL := fmt.Sprintf("http://127.0.0.1:%d", gatewayPort)
+	gwEnv := append(os.Environ(),
+		"SUPABASE_URL="+stack.URL,
+		"SUPABASE_ANON_KEY="+stack.AnonKey,
+		"SUPABASE_SERVICE_ROLE_KEY="+stack.ServiceRoleKey,
+		"MCP_JWT_SECRET="+mcpSecret,
+		"JWT_SECRET="+stack.GatewaySigningJWK,
+		"EDGE_FUNCTIONS_URL="+gatewayURL,
+		"GATEWAY_PUBLIC_URL="+gatewayURL,
+		"GATEWAY_LISTEN_ADDR="+fmt.Sprintf("127.0.0.1:%d", gatewayPort),
+		"GATEWAY_LOG_FORMAT=text",
+	)
+	cmd := exec.Command(f.gatewayBin)
+	cmd.Env = gwEnv
+	cmd.Stdout = os.Stderr
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting the gateway: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	}()
+	if err := waitHealthy(ctx, gatewayURL+"/healthz", exited); err != nil {
+		return err
+	}
+
+	token, err := mintDemoToken(ctx, stack.DatabaseURL, mcpSecret)
+	if err != nil {
+		return err
+	}
+	settings := [][2]string{
+		{"GATEWAY_URL", gatewayURL},
+		{"SUPABASE_URL", stack.URL},
+		{"DATABASE_URL", stack.DatabaseURL},
+		{"SUPABASE_ANON_KEY", stack.AnonKey},
+		{"SUPABASE_SERVICE_ROLE_KEY", stack.ServiceRoleKey},
+		{"MCP_JWT_SECRET", mcpSecret},
+		{"JWT_SECRET", stack.GatewaySigningJWK},
+		{"DEMO_TOKEN", token},
+		{"DEMO_CLASS_ID", demoClassID},
+	}
+	if err := writeEnv(f.envFile, settings); err != nil {
+		return err
+	}
+	defer os.Remove(f.envFile)
+	endpoint := gatewayURL + "/functions/v1/mcp-server"
+	cfg, err := clientconfig.Render(clientconfig.Options{URL: endpoint, Token: token})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, `
+Gateway:      %s  (health: %s/healthz)
+MCP endpoint: %s
+mcp-tokens:   %s/functions/v1/mcp-tokens
+Supabase:     %s  (REST %s, Auth %s)
+Demo token for alice.instructor@example.edu (class %s): %s
+Settings:     %s
+
+Try it:
+  curl -s %s -H "Authorization: Bearer $DEMO_TOKEN" -H 'Content-Type: application/json' \
+    -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_assignment","arguments":{"assignment_id":1,"class_id":1}}}'
+  (after: set -a; . %s; set +a)
+
+%s
+Press Ctrl-C to stop everything.
+`, gatewayURL, gatewayURL, endpoint, gatewayURL, stack.URL, stack.RestURL, stack.AuthURL, demoClassID, token, f.envFile,
+		endpoint, f.envFile, cfg)
+
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(out, "\nStopping…")
+		return nil
+	case err := <-exited:
+		exited <- err // let the deferred stop see it
+		return fmt.Errorf("the gateway exited: %v", err)
+	}
+}
+
+func waitHealthy(ctx context.Context, url string, exited chan error) error {
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			exited <- err
+			return fmt.Errorf("the gateway exited during start-up: %v", err)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		resp, err := http.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+	}
+	return errors.New("the gateway did not become healthy within 60 s")
+}
+
+// mintDemoToken issues an mcp_ token for the demo instructor and records it
+// in api_tokens, as mcp-tokens would, so it also shows in the token list.
+func mintDemoToken(ctx context.Context, databaseURL, secret string) (string, error) {
+	id := uuid.NewString()
+	now := time.Now()
+	token, err := mcpauth.MintAPIToken(secret, demoUser, []string{"mcp:read", "mcp:write"}, id, 90, now)
+	if err != nil {
+		return "", err
+	}
+	conn, err := pgx.Connect(ctx, databaseURL)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, `insert into public.api_tokens (user_id, name, token_id, scopes, expires_at)
+		values ($1, 'scripts/dev demo', $2, $3, $4)`, demoUser, id, []string{"mcp:read", "mcp:write"}, now.Add(90*24*time.Hour))
+	if err != nil {
+		return "", fmt.Errorf("recording the demo token: %w", err)
+	}
+	return token, nil
+}
+
+func writeEnv(path string, kv [][2]string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	var b strings.Builder
+	for _, p := range kv {
+		fmt.Fprintf(&b, "%s=%s\n", p[0], shellQuote(p[1]))
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o600)
+}
+
+// shellQuote makes a value safe to source from a shell.
+func shellQuote(v string) string {
+	if v != "" && strings.IndexFunc(v, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == ':' || r == '@' || r == '?' || r == '=' || r == '&' ||
+			(r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))
+	}) < 0 {
+		return v
+	}
+	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
+}
