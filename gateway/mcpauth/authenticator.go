@@ -12,6 +12,7 @@ import (
 
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
+	"github.com/pawtograder/mcp-gateway/gateway/supabasejwt"
 )
 
 // Defaults for Options.
@@ -65,16 +66,24 @@ type Options struct {
 	// EnsureRevoked call even when the caller's context has no deadline.
 	// Default 10 s.
 	LookupTimeout time.Duration
+	// Supabase, when set, also accepts Supabase Auth access tokens (the
+	// OAuth connector flow); see routesToSupabase for how a bearer is routed.
+	Supabase *supabasejwt.Verifier
+	// Sessions confirms that a Supabase access token's session still
+	// exists (a signed-out grant keeps a valid signature until it expires).
+	Sessions *AuthClient
 }
 
 // Authenticator turns an Authorization header into a Principal (A7 steps
 // 1–10) and owns every use of the service-role key. It is safe for
 // concurrent use; call Close when done.
 type Authenticator struct {
-	secret string
-	svc    *postgrest.Client // nil when RestURL or ServiceRoleKey is empty
-	log    *slog.Logger
-	now    func() time.Time
+	supabase *supabasejwt.Verifier
+	sessions *AuthClient
+	secret   string
+	svc      *postgrest.Client // nil when RestURL or ServiceRoleKey is empty
+	log      *slog.Logger
+	now      func() time.Time
 
 	interval      time.Duration
 	tracked       int
@@ -95,6 +104,8 @@ type Authenticator struct {
 // a malformed (non-empty) RestURL.
 func New(opts Options) (*Authenticator, error) {
 	a := &Authenticator{
+		supabase:      opts.Supabase,
+		sessions:      opts.Sessions,
 		secret:        opts.MCPJWTSecret,
 		log:           opts.Logger,
 		now:           opts.Now,
@@ -166,6 +177,9 @@ func (a *Authenticator) Authenticate(ctx context.Context, authorization string) 
 	token, err := ParseAuthorization(authorization) // steps 1–2
 	if err != nil {
 		return nil, err
+	}
+	if a.routesToSupabase(token) {
+		return a.authenticateSupabase(ctx, token)
 	}
 	if err := ValidateMCPJWTSecret(a.secret); err != nil { // step 3
 		return nil, err
