@@ -1,0 +1,51 @@
+package tools
+
+import (
+	"testing"
+
+	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
+)
+
+// goldenCase is one tool call whose text is pinned by a golden file.
+type goldenCase struct {
+	name string // file name under testdata/golden/<tool>/
+	user string
+	args string
+}
+
+// runGoldenCases calls tool for every case, checks its golden text and
+// checks the value against the tool's declared outputSchema.
+func runGoldenCases(t *testing.T, tool string, cases []goldenCase) {
+	t.Helper()
+	decl, ok := New(Options{}).Lookup(tool)
+	if !ok {
+		t.Fatalf("no tool %s", tool)
+	}
+	schema := compileOutputSchema(t, decl)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			db, _ := clientFor(t, tc.user)
+			got := callTool(t, db, tool, tc.args)
+			checkGolden(t, tool+"/"+tc.name, got)
+			v, err := jsjson.Decode([]byte(got))
+			if err != nil {
+				t.Fatal(err)
+			}
+			validateOutput(t, schema, tool, v)
+		})
+	}
+}
+
+func TestGetAssignment(t *testing.T) {
+	runGoldenCases(t, "get_assignment", []goldenCase{
+		{"released", userAlice, `{"assignment_id":1,"class_id":1}`},
+		{"fractional_points", userAlice, `{"assignment_id":2,"class_id":1}`},
+		{"unreleased_as_staff", userAlice, `{"assignment_id":3,"class_id":1}`},
+		{"archived_as_grader", userGary, `{"assignment_id":4,"class_id":1}`},
+		{"unreleased_as_student", userSam, `{"assignment_id":3,"class_id":1}`},
+		{"wrong_class", userAlice, `{"assignment_id":5,"class_id":1}`},
+		{"other_class_not_member", userAlice, `{"assignment_id":5,"class_id":2}`},
+		{"not_found", userAlice, `{"assignment_id":999,"class_id":1}`},
+		{"fractional_id", userAlice, `{"assignment_id":1.5,"class_id":1}`},
+	})
+}

@@ -1,0 +1,310 @@
+package tools
+
+// Discussion tools: get_discussion_thread (tools.md §2.2) and
+// search_discussion_threads (§2.16).
+
+import (
+	"context"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
+)
+
+// replyLimit is the number of replies get_discussion_thread returns.
+const replyLimit = 50
+
+// threadBranches bounds the concurrent branches of one
+// get_discussion_thread call: author profile, latest submission and
+// replies.
+const threadBranches = 3
+
+// getDiscussionThreadTool is get_discussion_thread.
+var getDiscussionThreadTool = Tool{
+	Name:        "get_discussion_thread",
+	Description: "Get a discussion thread with full context including the question, assignment (with handout URL), and replies.",
+	InputSchema: mustSchema(`{
+		"type": "object",
+		"properties": {
+			"thread_id": {"type": "number", "description": "The ID of the discussion thread to fetch"},
+			"class_id": {"type": "number", "description": "The class ID where the thread exists"},
+			"include_replies": {"type": "boolean", "description": "Whether to include replies", "default": true}
+		},
+		"required": ["thread_id", "class_id"]
+	}`),
+	Scope:   ScopeRead,
+	Handler: getDiscussionThread,
+}
+
+// searchDiscussionThreadsTool is search_discussion_threads.
+var searchDiscussionThreadsTool = Tool{
+	Name:        "search_discussion_threads",
+	Description: "Search discussion threads in a class, optionally filtered by assignment, question status, or search query.",
+	InputSchema: mustSchema(`{
+		"type": "object",
+		"properties": {
+			"class_id": {"type": "number", "description": "The class ID to search in"},
+			"assignment_id": {"type": "number", "description": "Filter by assignment ID"},
+			"is_question": {"type": "boolean", "description": "Filter to only questions"},
+			"search_query": {"type": "string", "description": "Search query for subject/body"},
+			"limit": {"type": "number", "description": "Maximum number of results", "default": 20}
+		},
+		"required": ["class_id"]
+	}`),
+	Scope:   ScopeRead,
+	Handler: searchDiscussionThreads,
+}
+
+// threadSelect is the thread row both tools read.
+const threadSelect = "id, subject, body, created_at, updated_at, is_question, children_count, author, answer, topic_id"
+
+// getDiscussionThread returns the thread with its author, assignment, the
+// author's latest submission and up to 50 replies, or nil.
+//
+// The original translates the author before starting the other look-ups
+// and reads the assignment with a query of its own. Here the thread row
+// embeds the topic's assignment record (same row under the same RLS), and
+// the other branches start together (the latest submission's own author
+// look-up joins the one in flight).
+func getDiscussionThread(ctx context.Context, c *Call) (any, error) {
+	threadID := arg(c.Args, "thread_id")
+	classID := arg(c.Args, "class_id")
+	raw, err := c.DB.From("discussion_threads").
+		Select(threadSelect+", discussion_topics!inner(assignment_id, assignments!discussion_topics_assignment_id_fkey("+assignmentColumns+"))").
+		Eq("id", threadID).
+		Eq("class_id", classID).
+		Single(ctx)
+	thread := c.pgObject(ctx, raw, err)
+	if thread == nil {
+		return nil, nil
+	}
+	topic, _ := thread.Object("discussion_topics")
+	topicAssignment := topic.Value("assignment_id")
+	author, _ := thread.String("author")
+	includeReplies := true
+	if v, ok := c.Args.Get("include_replies"); ok && v == false {
+		includeReplies = false
+	}
+	children, _ := thread.Number("children_count")
+
+	var (
+		authorProfile publicProfile
+		authorFound   bool
+		assignment    any
+		latest        any
+		replyRows     []*jsjson.Object
+		replyProfiles map[string]publicProfile
+		staff         map[string]bool
+	)
+	var g errgroup.Group
+	g.SetLimit(threadBranches)
+	if author != "" {
+		g.Go(func() error {
+			p := c.publicProfiles(ctx, classID, []string{author})
+			authorProfile, authorFound = p[author]
+			return nil
+		})
+	}
+	if jsTruthy(topicAssignment) {
+		aid := jsString(topicAssignment, true)
+		assignment = embeddedAssignment(topic, c.Args.Value("class_id"))
+		if author != "" {
+			g.Go(func() error {
+				latest = c.latestSubmissionForStudent(ctx, author, aid, classID, true)
+				return nil
+			})
+		}
+	}
+	if includeReplies && children > 0 {
+		g.Go(func() error {
+			raw, err := c.DB.From("discussion_threads").
+				Select("id, body, created_at, author").
+				Eq("root", threadID).
+				Eq("class_id", classID).
+				Order("created_at", true).
+				Limit(replyLimit).
+				Rows(ctx)
+			replyRows, _ = c.pgRows(ctx, raw, err)
+			if len(replyRows) == 0 {
+				return nil
+			}
+			authors := make([]string, 0, len(replyRows))
+			for _, r := range replyRows {
+				if a, ok := r.String("author"); ok {
+					authors = append(authors, a)
+				}
+			}
+			var lookups errgroup.Group
+			lookups.SetLimit(2)
+			lookups.Go(func() error {
+				replyProfiles = c.publicProfiles(ctx, classID, authors)
+				return nil
+			})
+			lookups.Go(func() error {
+				staff = c.staffProfileIDs(ctx, classID, authors)
+				return nil
+			})
+			return lookups.Wait()
+		})
+	}
+	_ = g.Wait() // branches never fail: a failed query reads as no rows
+
+	answer := thread.Value("answer")
+	replies := make([]any, 0, len(replyRows))
+	for _, r := range replyRows {
+		replyAuthor, _ := r.String("author")
+		replies = append(replies, jsjson.NewObject(6).
+			Set("id", r.Value("id")).
+			Set("body", r.Value("body")).
+			Set("created_at", r.Value("created_at")).
+			Set("author_name", profileName(replyProfiles, replyAuthor)).
+			Set("is_staff", replyAuthor != "" && staff[replyAuthor]).
+			Set("is_answer", jsStrictEqual(answer, r.Value("id"))))
+	}
+
+	out := jsjson.NewObject(12).
+		Set("id", thread.Value("id")).
+		Set("subject", thread.Value("subject")).
+		Set("body", thread.Value("body")).
+		Set("created_at", thread.Value("created_at")).
+		Set("updated_at", thread.Value("updated_at")).
+		Set("is_question", thread.Value("is_question")).
+		Set("children_count", thread.Value("children_count"))
+	setProfileFields(out, "author_profile_id", "author_name", authorProfile, authorFound)
+	return out.
+		Set("assignment", assignment).
+		Set("latest_submission", latest).
+		Set("replies", replies), nil
+}
+
+// searchDiscussionThreads lists a class's top-level threads, newest first.
+//
+// The original first lists the assignment's topics (class and assignment
+// filter) and then filters threads by topic_id=in.(…). Here the topic is
+// embedded with !inner and filtered in the thread query itself: same rows
+// under the same RLS, one round trip fewer.
+//
+// Deviation (quirk 8): the original's search text was only half escaped, so
+// `,` or `)` broke the filter (→ []) and `*` acted as a wildcard. See
+// searchFilter.
+func searchDiscussionThreads(ctx context.Context, c *Call) (any, error) {
+	empty := []any{}
+	limit, ok := searchLimit(c.Args)
+	if !ok {
+		return empty, nil
+	}
+	classID := arg(c.Args, "class_id")
+	assignmentID, _ := c.Args.Get("assignment_id")
+
+	sel := threadSelect
+	if jsTruthy(assignmentID) {
+		sel += ", discussion_topics!inner(id)"
+	}
+	q := c.DB.From("discussion_threads").Select(sel).
+		Eq("class_id", classID).
+		Is("parent", "null").
+		Order("created_at", false).
+		Limit(limit)
+	if jsTruthy(assignmentID) {
+		q = q.Eq("discussion_topics.class_id", classID).
+			Eq("discussion_topics.assignment_id", arg(c.Args, "assignment_id"))
+	}
+	if _, present := c.Args.Get("is_question"); present {
+		// Sent whenever the argument is present, so null fails the
+		// boolean cast and the tool answers [] (quirk 13).
+		q = q.Eq("is_question", arg(c.Args, "is_question"))
+	}
+	if s, _ := c.Args.String("search_query"); s != "" {
+		q = q.Or(searchFilter(s))
+	}
+	raw, err := q.Rows(ctx)
+	rows, ok := c.pgRows(ctx, raw, err)
+	if !ok {
+		return empty, nil
+	}
+
+	authors := make([]string, 0, len(rows))
+	for _, r := range rows {
+		if a, ok := r.String("author"); ok {
+			authors = append(authors, a)
+		}
+	}
+	profiles := c.publicProfiles(ctx, classID, authors)
+
+	out := make([]any, 0, len(rows))
+	for _, r := range rows {
+		author, _ := r.String("author")
+		p, found := profiles[author]
+		item := jsjson.NewObject(10).
+			Set("id", r.Value("id")).
+			Set("subject", r.Value("subject")).
+			Set("body", r.Value("body")).
+			Set("created_at", r.Value("created_at")).
+			Set("updated_at", r.Value("updated_at")).
+			Set("is_question", r.Value("is_question")).
+			Set("children_count", r.Value("children_count"))
+		setProfileFields(item, "author_profile_id", "author_name", p, found && author != "")
+		out = append(out, item.Set("has_answer", r.Value("answer") != nil))
+	}
+	return out, nil
+}
+
+// searchFilter is the or=(…) filter matching text anywhere in the subject or
+// body, case-insensitively and literally.
+//
+// Every value is double-quoted, so PostgREST's logic-tree parser reads `,`
+// `.` `(` `)` as text; inside quotes `\` and `"` are escaped with `\`.
+// Without `*` the pattern is ILIKE '%text%' with the LIKE escape `\` before
+// `\`, `%` and `_`, exactly the original's matching. PostgREST rewrites
+// every `*` of a like/ilike value into `%` and offers no escape for it (a
+// `\*` would become `\%`, a literal percent sign), so text containing `*`
+// is matched with imatch (PostgreSQL's case-insensitive regex `~*`) instead,
+// with every regex metacharacter backslash-escaped; PostgREST passes imatch
+// values through unchanged.
+func searchFilter(text string) string {
+	var v string
+	op := "ilike"
+	if strings.Contains(text, "*") {
+		op = "imatch"
+		v = quoteFilterValue(escapeRegex(text))
+	} else {
+		v = quoteFilterValue("%" + escapeLike(text) + "%")
+	}
+	return "subject." + op + "." + v + ",body." + op + "." + v
+}
+
+// escapeLike makes text literal inside a LIKE pattern whose escape
+// character is the default backslash.
+func escapeLike(text string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(text)
+}
+
+// escapeRegex makes text literal inside a PostgreSQL ARE: a backslash
+// before a non-alphanumeric character stands for that character. Escaping
+// `*` and `(` also rules out the `***:`/`***=` directors and embedded
+// options.
+func escapeRegex(text string) string {
+	var b strings.Builder
+	for i := 0; i < len(text); i++ { // bytes: the metacharacters are ASCII
+		if strings.IndexByte(`\^$.|?*+()[]{}`, text[i]) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(text[i])
+	}
+	return b.String()
+}
+
+// quoteFilterValue double-quotes v for PostgREST's logic-tree grammar.
+func quoteFilterValue(v string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(v); i++ { // bytes, so text is passed through unchanged
+		if v[i] == '"' || v[i] == '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(v[i])
+	}
+	b.WriteByte('"')
+	return b.String()
+}

@@ -1,0 +1,344 @@
+package tools
+
+// Help-queue tools: get_help_request (tools.md §2.1) and
+// search_help_requests (§2.15).
+
+import (
+	"context"
+	"math"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
+)
+
+// unknownQueue is the queue name reported when the embedded queue has no
+// (truthy) name (quirk 15).
+const unknownQueue = "Unknown Queue"
+
+// helpBranches bounds the concurrent branches of one get_help_request call:
+// student profile, referenced submission, latest submission and messages.
+const helpBranches = 4
+
+// getHelpRequestTool is get_help_request.
+var getHelpRequestTool = Tool{
+	Name:        "get_help_request",
+	Description: "Get a help request with full context including the student's question, linked assignment (with handout URL), submission details, and conversation messages.",
+	InputSchema: mustSchema(`{
+		"type": "object",
+		"properties": {
+			"help_request_id": {"type": "number", "description": "The ID of the help request to fetch"},
+			"class_id": {"type": "number", "description": "The class ID where the help request exists"}
+		},
+		"required": ["help_request_id", "class_id"]
+	}`),
+	Scope:   ScopeRead,
+	Handler: getHelpRequest,
+}
+
+// searchHelpRequestsTool is search_help_requests.
+var searchHelpRequestsTool = Tool{
+	Name:        "search_help_requests",
+	Description: "Search help requests in a class, optionally filtered by assignment or status.",
+	InputSchema: mustSchema(`{
+		"type": "object",
+		"properties": {
+			"class_id": {"type": "number", "description": "The class ID to search in"},
+			"assignment_id": {"type": "number", "description": "Filter by assignment ID"},
+			"status": {"type": "string", "description": "Filter by status"},
+			"limit": {"type": "number", "description": "Maximum number of results", "default": 20}
+		},
+		"required": ["class_id"]
+	}`),
+	Scope:   ScopeRead,
+	Handler: searchHelpRequests,
+}
+
+// helpRequestSelect is the original's help request row. search adds the
+// referenced submission when filtering by assignment.
+const helpRequestSelect = "id, request, status, created_at, updated_at, created_by, referenced_submission_id, help_queues!inner(name)"
+
+// getHelpRequest returns the help request with its student, referenced and
+// latest submissions, assignment and messages, or nil.
+//
+// The original runs: request → student profile → (referenced submission ∥
+// messages) → (assignment ∥ latest submission) → (message authors' profiles
+// ∥ staff). Here the request row also embeds the referenced submission's
+// assignment_id and assignment record (same rows under the same RLS as the
+// original's queries), so everything after the request runs at once; the latest submission is first found by id and its
+// full context is fetched only when it differs from the referenced one,
+// which the original computed and then discarded; and the message authors'
+// names and staff flags come from one look-up (see staffProfileIDs).
+func getHelpRequest(ctx context.Context, c *Call) (any, error) {
+	requestID := arg(c.Args, "help_request_id")
+	classID := arg(c.Args, "class_id")
+	raw, err := c.DB.From("help_requests").
+		Select(helpRequestSelect+", submissions!help_requests_referenced_submission_id_fkey(assignment_id, assignments!submissio_assignment_id_fkey("+assignmentColumns+"))").
+		Eq("id", requestID).
+		Eq("class_id", classID).
+		Single(ctx)
+	hr := c.pgObject(ctx, raw, err)
+	if hr == nil {
+		return nil, nil
+	}
+
+	createdBy, _ := hr.String("created_by")
+	refID := hr.Value("referenced_submission_id")
+	refSubmission, _ := hr.Object("submissions")
+	assignmentID, haveAssignment := refSubmission.Get("assignment_id")
+
+	var (
+		student       publicProfile
+		studentFound  bool
+		submission    any
+		assignment    any
+		latest        any
+		messageRows   []*jsjson.Object
+		authorProfile map[string]publicProfile
+		staff         map[string]bool
+	)
+	var g errgroup.Group
+	g.SetLimit(helpBranches)
+	if jsTruthy(refID) {
+		ref := jsString(refID, true)
+		g.Go(func() error {
+			submission = c.submissionContext(ctx, ref, classID, true, true)
+			return nil
+		})
+		if haveAssignment {
+			aid := jsString(assignmentID, true)
+			assignment = embeddedAssignment(refSubmission, c.Args.Value("class_id"))
+			if createdBy != "" {
+				g.Go(func() error {
+					latest = c.latestOtherSubmission(ctx, createdBy, aid, classID, refID)
+					return nil
+				})
+			}
+		}
+	}
+	if createdBy != "" {
+		g.Go(func() error {
+			p := c.publicProfiles(ctx, classID, []string{createdBy})
+			student, studentFound = p[createdBy]
+			return nil
+		})
+	}
+	g.Go(func() error {
+		raw, err := c.DB.From("help_request_messages").
+			Select("id, message, created_at, author").
+			Eq("help_request_id", requestID).
+			Order("created_at", true).
+			Limit(maxRows).
+			Rows(ctx)
+		messageRows, _ = c.pgRows(ctx, raw, err)
+		authors := make([]string, 0, len(messageRows))
+		for _, m := range messageRows {
+			if a, ok := m.String("author"); ok {
+				authors = append(authors, a)
+			}
+		}
+		var lookups errgroup.Group
+		lookups.SetLimit(2)
+		lookups.Go(func() error {
+			authorProfile = c.publicProfiles(ctx, classID, authors)
+			return nil
+		})
+		lookups.Go(func() error {
+			staff = c.staffProfileIDs(ctx, classID, authors)
+			return nil
+		})
+		return lookups.Wait()
+	})
+	_ = g.Wait() // branches never fail: a failed query reads as no rows
+
+	// The original looks up the assignment and the latest submission only
+	// once the referenced submission is known to be visible in the class.
+	if _, ok := jsObject(submission); !ok {
+		submission, assignment, latest = nil, nil, nil
+	}
+
+	messages := make([]any, 0, len(messageRows))
+	for _, m := range messageRows {
+		author, _ := m.String("author")
+		messages = append(messages, jsjson.NewObject(5).
+			Set("id", m.Value("id")).
+			Set("content", m.Value("message")).
+			Set("created_at", m.Value("created_at")).
+			Set("author_name", profileName(authorProfile, author)).
+			Set("is_staff", author != "" && staff[author]))
+	}
+
+	out := jsjson.NewObject(12).
+		Set("id", hr.Value("id")).
+		Set("request", hr.Value("request")).
+		Set("status", hr.Value("status")).
+		Set("created_at", hr.Value("created_at")).
+		Set("updated_at", hr.Value("updated_at")).
+		Set("assignment", assignment).
+		Set("submission", submission).
+		Set("latest_submission", latest)
+	setProfileFields(out, "student_profile_id", "student_name", student, studentFound)
+	return out.
+		Set("help_queue_name", queueName(hr)).
+		Set("messages", messages), nil
+}
+
+// latestOtherSubmission is §1.12 for get_help_request: S of the student's
+// newest submission for the assignment, or nil when there is none or it is
+// the referenced submission (which the original drops after building it).
+func (c *Call) latestOtherSubmission(ctx context.Context, privateProfileID, assignmentID, classID string, referencedID any) any {
+	raw, err := c.DB.From("submissions").
+		Select("id").
+		Eq("profile_id", privateProfileID).
+		Eq("assignment_id", assignmentID).
+		Eq("class_id", classID).
+		Order("created_at", false).
+		Limit(1).
+		MaybeSingle(ctx)
+	row := c.pgObject(ctx, raw, err)
+	if row == nil {
+		return nil
+	}
+	id := row.Value("id")
+	if jsStrictEqual(id, referencedID) {
+		return nil
+	}
+	return c.submissionContext(ctx, jsString(id, true), classID, true, true)
+}
+
+// searchHelpRequests lists a class's help requests, newest first.
+//
+// Deviation (quirk 12): the original fetched one page and then kept the
+// requests whose referenced submission belongs to the assignment, so fewer
+// than `limit` could come back while more existed. Here the referenced
+// submission is embedded with !inner and filtered in the same query, so the
+// limit applies after the filter. The embed reads submissions under the
+// caller's RLS without a class filter, exactly like the original's second
+// query.
+func searchHelpRequests(ctx context.Context, c *Call) (any, error) {
+	empty := []any{}
+	limit, ok := searchLimit(c.Args)
+	if !ok {
+		return empty, nil
+	}
+	classID := arg(c.Args, "class_id")
+	assignmentID, _ := c.Args.Get("assignment_id")
+	status, _ := c.Args.Get("status")
+
+	sel := helpRequestSelect
+	if jsTruthy(assignmentID) {
+		sel += ", submissions!help_requests_referenced_submission_id_fkey!inner(assignment_id)"
+	}
+	q := c.DB.From("help_requests").Select(sel).
+		Eq("class_id", classID).
+		Order("created_at", false).
+		Limit(limit)
+	if jsTruthy(status) {
+		q = q.Eq("status", arg(c.Args, "status"))
+	}
+	if jsTruthy(assignmentID) {
+		q = q.Eq("submissions.assignment_id", arg(c.Args, "assignment_id"))
+	}
+	raw, err := q.Rows(ctx)
+	rows, ok := c.pgRows(ctx, raw, err)
+	if !ok {
+		return empty, nil
+	}
+
+	creators := make([]string, 0, len(rows))
+	for _, r := range rows {
+		if id, ok := r.String("created_by"); ok {
+			creators = append(creators, id)
+		}
+	}
+	profiles := c.publicProfiles(ctx, classID, creators)
+
+	out := make([]any, 0, len(rows))
+	for _, r := range rows {
+		creator, _ := r.String("created_by")
+		p, found := profiles[creator]
+		item := jsjson.NewObject(9).
+			Set("id", r.Value("id")).
+			Set("request", r.Value("request")).
+			Set("status", r.Value("status")).
+			Set("created_at", r.Value("created_at")).
+			Set("updated_at", r.Value("updated_at"))
+		setProfileFields(item, "student_profile_id", "student_name", p, found && creator != "")
+		out = append(out, item.
+			Set("help_queue_name", queueName(r)).
+			Set("has_submission", jsTruthy(r.Value("referenced_submission_id"))))
+	}
+	return out, nil
+}
+
+// queueName is the embedded help queue's name, or "Unknown Queue".
+func queueName(row *jsjson.Object) any {
+	q, _ := row.Object("help_queues")
+	if name := q.Value("name"); jsTruthy(name) {
+		return name
+	}
+	return unknownQueue
+}
+
+// setProfileFields sets the `<x>_profile_id` and `<x>_name` pair the way
+// the original's `profile?.publicProfileId || null` and
+// `profile?.publicName || null` do.
+func setProfileFields(o *jsjson.Object, idKey, nameKey string, p publicProfile, found bool) {
+	var id, name any
+	if found {
+		if p.ID != "" {
+			id = p.ID
+		}
+		if jsTruthy(p.Name) {
+			name = p.Name
+		}
+	}
+	o.Set(idKey, id).Set(nameKey, name)
+}
+
+// profileName is `profiles.get(id)?.publicName || null`.
+func profileName(profiles map[string]publicProfile, id string) any {
+	if id == "" {
+		return nil
+	}
+	if p, ok := profiles[id]; ok && jsTruthy(p.Name) {
+		return p.Name
+	}
+	return nil
+}
+
+// jsStrictEqual is JavaScript's === for decoded JSON scalars.
+func jsStrictEqual(a, b any) bool {
+	switch x := a.(type) {
+	case float64:
+		y, ok := b.(float64)
+		return ok && x == y
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case nil:
+		return b == nil
+	}
+	return false
+}
+
+// searchLimit is the search tools' `Math.min(limit || 20, MAX_ROWS)`. ok is
+// false for a limit PostgREST rejects (negative or fractional), for which
+// the original's query fails and the tool answers []; no request is sent.
+func searchLimit(args *jsjson.Object) (int, bool) {
+	n := 20.0
+	if v, _ := args.Get("limit"); jsTruthy(v) {
+		f, isNum := v.(float64)
+		if !isNum {
+			return 0, false
+		}
+		n = math.Min(f, maxRows)
+	}
+	if n < 0 || n != math.Trunc(n) {
+		return 0, false
+	}
+	return int(n), true
+}

@@ -1,0 +1,63 @@
+package tools
+
+import "testing"
+
+// TestRoundTripBudget pins how many PostgREST requests the help,
+// discussion and assignment tools send and the longest chain of requests
+// that wait for each other (measured with a fixed delay per request, so
+// concurrent requests overlap). Budgets are upper bounds: the in-flight
+// sharing of profile look-ups can only save requests. The original's
+// figures, derived from tools.md, are in the comments.
+func TestRoundTripBudget(t *testing.T) {
+	tests := []struct {
+		name, user, tool, args string
+		maxCount, maxDepth     int
+	}{
+		// original 1 / 1
+		{"assignment", userAlice, "get_assignment", `{"assignment_id":1,"class_id":1}`, 1, 1},
+		// original 17 / 10: referenced and latest submissions, messages
+		{"help_request_with_latest", userAlice, "get_help_request", `{"help_request_id":1,"class_id":1}`, 11, 4},
+		// original 17 / 10 (the latest submission is built, then dropped)
+		{"help_request_latest_is_referenced", userAlice, "get_help_request", `{"help_request_id":2,"class_id":1}`, 8, 3},
+		// original 5 / 4
+		{"help_request_without_submission", userAlice, "get_help_request", `{"help_request_id":3,"class_id":1}`, 4, 3},
+		// original 1 / 1
+		{"help_request_not_found", userAlice, "get_help_request", `{"help_request_id":999,"class_id":1}`, 1, 1},
+		// original 12 / 6
+		{"thread_with_everything", userAlice, "get_discussion_thread", `{"thread_id":1,"class_id":1}`, 7, 3},
+		// original 5 / 4
+		{"thread_with_50_replies", userAlice, "get_discussion_thread", `{"thread_id":8,"class_id":1}`, 4, 3},
+		// original 2 / 2
+		{"search_help", userAlice, "search_help_requests", `{"class_id":1}`, 2, 2},
+		// original 3 / 3
+		{"search_help_by_assignment", userAlice, "search_help_requests", `{"class_id":1,"assignment_id":1}`, 2, 2},
+		// original 2 / 2
+		{"search_threads", userAlice, "search_discussion_threads", `{"class_id":1,"search_query":"greet"}`, 2, 2},
+		// original 3 / 3
+		{"search_threads_by_assignment", userAlice, "search_discussion_threads", `{"class_id":1,"assignment_id":1}`, 2, 2},
+		// original 1 / 1 (PostgREST rejects the limit); here no request
+		{"search_threads_bad_limit", userAlice, "search_discussion_threads", `{"class_id":1,"limit":-1}`, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// The chain is measured from timings, which a loaded machine
+			// can stretch; a call gets three tries to show its structure.
+			var count, depth int
+			var tables []string
+			for range 3 {
+				count, depth, tables = measureCall(t, tt.user, tt.tool, tt.args)
+				if count <= tt.maxCount && depth <= tt.maxDepth {
+					break
+				}
+			}
+			if count > tt.maxCount || depth > tt.maxDepth {
+				t.Errorf("%d requests, chain %d; budget %d, %d; tables %v", count, depth, tt.maxCount, tt.maxDepth, tables)
+			}
+			for _, table := range tables {
+				if table == "users" {
+					t.Errorf("read the users table: %v", tables)
+				}
+			}
+		})
+	}
+}
