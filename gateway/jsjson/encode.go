@@ -237,6 +237,15 @@ func AppendNumber(dst []byte, f float64) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// wtf8Surrogate reports whether s[i:] starts with a surrogate code point in
+// generalized UTF-8 (ED A0–BF 80–BF) and returns it.
+func wtf8Surrogate(s string, i int) (rune, bool) {
+	if i+3 > len(s) || s[i] != 0xED || s[i+1] < 0xA0 || s[i+1] > 0xBF || s[i+2] < 0x80 || s[i+2] > 0xBF {
+		return 0, false
+	}
+	return 0xD000 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F), true
+}
+
 // AppendString appends s as a JSON string literal escaped as
 // JSON.stringify escapes it. Invalid UTF-8 is written as U+FFFD.
 func AppendString(dst []byte, s string) []byte {
@@ -273,14 +282,29 @@ func AppendString(dst []byte, s string) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, "\ufffd"...)
-			i++
-			start = i
+		if r != utf8.RuneError || size != 1 {
+			i += size
 			continue
 		}
-		i += size
+		dst = append(dst, s[start:i]...)
+		if u, ok := wtf8Surrogate(s, i); ok {
+			// A lone surrogate kept by Decode: JSON.stringify escapes it,
+			// unless it is the high half of a pair, which is one character.
+			if lo, ok := wtf8Surrogate(s, i+3); ok && u <= 0xDBFF && lo >= 0xDC00 {
+				dst = utf8.AppendRune(dst, 0x10000+(u-0xD800)<<10+(lo-0xDC00))
+				i += 6
+			} else {
+				dst = append(dst, '\\', 'u', hexDigits[u>>12], hexDigits[u>>8&0xf], hexDigits[u>>4&0xf], hexDigits[u&0xf])
+				i += 3
+			}
+		} else {
+			// Invalid UTF-8 reads as the WHATWG decoder reads it: one U+FFFD
+			// per maximal invalid subsequence.
+			_, n, _ := decodeRuneWHATWG([]byte(s[i:min(i+4, len(s))]))
+			dst = append(dst, "\ufffd"...)
+			i += n
+		}
+		start = i
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')

@@ -240,6 +240,10 @@ func (b *builder) filterSQL(alias string, f *filter) string {
 		expr = col + " LIKE " + b.arg(strings.ReplaceAll(f.Val, "*", "%"))
 	case "ilike":
 		expr = col + " ILIKE " + b.arg(strings.ReplaceAll(f.Val, "*", "%"))
+	case "match": // POSIX regular expression, as PostgREST's match
+		expr = col + " ~ " + b.arg(f.Val)
+	case "imatch":
+		expr = col + " ~* " + b.arg(f.Val)
 	case "is":
 		expr = col + " IS " + f.Val // a keyword validated by isValue
 	case "in":

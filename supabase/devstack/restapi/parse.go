@@ -82,11 +82,11 @@ const maxListLen = 10000
 
 var supportedOps = map[string]bool{
 	"eq": true, "neq": true, "gt": true, "gte": true, "lt": true, "lte": true,
-	"like": true, "ilike": true, "is": true, "in": true,
+	"like": true, "ilike": true, "match": true, "imatch": true, "is": true, "in": true,
 }
 
 var knownUnsupportedOps = map[string]bool{
-	"match": true, "imatch": true, "isdistinct": true, "cs": true, "cd": true, "ov": true,
+	"isdistinct": true, "cs": true, "cd": true, "ov": true,
 	"sl": true, "sr": true, "nxr": true, "nxl": true, "adj": true,
 	"fts": true, "plfts": true, "phfts": true, "wfts": true,
 }

@@ -38,6 +38,8 @@ func TestReads(t *testing.T) {
 		{name: "gt gte lt lte", target: "/films?select=id&year=gt.1962&year=lte.1985&order=id"},
 		{name: "like star wildcard", target: "/films?select=id&title=like.*a*&order=id"},
 		{name: "ilike", target: "/films?select=id&title=ilike.JEANNE*"},
+		{name: "match regex", target: "/films?select=id&title=match.^V&order=id"},
+		{name: "imatch literal star in or", target: "/films?select=id&or=(title.imatch.\"\\\\*\",id.eq.1)&order=id"},
 		{name: "is null", target: "/films?select=id&rating=is.null"},
 		{name: "not is null", target: "/films?select=id&year=not.is.null&order=id.desc"},
 		{name: "is true invalid value", target: "/films?select=id&rating=is.maybe"},

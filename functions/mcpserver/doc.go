@@ -1,0 +1,79 @@
+// Package mcpserver serves the mcp-server edge function: the Model Context
+// Protocol over streamable HTTP, byte-compatible with the Deno original
+// (supabase/functions/mcp-server/index.ts) that existing clients talk to.
+//
+// No SDK server reproduces the original's answers (fixed protocol revision,
+// status codes, envelope texts, id re-printing), so the transport and the
+// JSON-RPC layer are written here; tools live in the tools sub-package.
+//
+// # Request flow
+//
+// Handle routes on the method, in the original's order, and sets the CORS
+// headers on every answer:
+//
+//   - OPTIONS answers 200 "ok"; DELETE answers 202 (there are no sessions);
+//     any other method but GET and POST answers 405. None authenticates.
+//   - GET checks Accept for text/event-stream (406 otherwise) before
+//     authenticating, then authenticates, reserves a stream slot (429 per
+//     token, 503 overall or while shutting down), flushes the SSE headers,
+//     sends the endpoint event when Options.EdgeFunctionsURL is set (a
+//     warning is logged otherwise; request headers are never used to build
+//     the URL) and then waits, sending nothing but optional keep-alive
+//     comments, until the client leaves or Shutdown is called.
+//   - POST authenticates first (Authenticator, then UserClients), records
+//     the token's use without waiting, reads the body up to
+//     Options.MaxBodyBytes (413 beyond), parses it with jsjson (400 -32700
+//     on failure) and answers according to the body's shape, below.
+//
+// A POST body is answered by its shape:
+//
+//   - an object without an id (or with a null id): 202, nothing executed;
+//   - an object with an id: dispatch, answered with JSON whatever Accept
+//     says (202 for notifications/initialized);
+//   - an array: a batch, bounded by Options.MaxBatch. Requests run one
+//     after another in array order, primitives and null get Invalid
+//     Request, everything else is skipped. The answers are framed as a JSON
+//     array, or as SSE message events when Accept has text/event-stream but
+//     neither application/json nor */*. A batch with nothing to answer gets
+//     202;
+//   - null: 400 -32600; any other primitive: 202.
+//
+// Failures before dispatch (authentication, body) use the transport
+// envelope {"jsonrpc":"2.0","id":null,"error":{…}} on POST and {"error":…}
+// on GET, with the status of the *apierror.Error. Failures inside a method
+// are JSON-RPC errors in an HTTP 200 answer: -32601 for unknown methods,
+// -32602 for arguments that fail the tool's schema, -32000 for everything
+// else, as in the original.
+//
+// # Protocol revisions
+//
+// With Options.PinProtocol2024 the server is the original: initialize
+// always answers 2024-11-05 and MCP-Protocol-Version is ignored. Otherwise
+// initialize echoes the client's requested revision when it is one of
+// 2025-11-25, 2025-06-18, 2025-03-26 or 2024-11-05 (else the newest), a
+// request whose MCP-Protocol-Version header names another revision gets 400
+// (after authentication, before the body is read), and a batch sent under
+// 2025-06-18 or later gets 400 -32600, since those revisions removed
+// batching. Requests without the header keep the original's behaviour. The
+// answers are otherwise the same for every revision: the server has no
+// sessions, answers single requests with JSON and never sends requests of
+// its own, which every revision allows.
+//
+// All JSON is produced by jsjson so that key order, string escaping and
+// number formatting (ids are echoed as JavaScript re-prints them) match
+// JSON.stringify byte for byte. Results that do not depend on the request
+// (initialize, tools/list) are encoded once in New.
+//
+// # Deviations from the original
+//
+// Each is listed in docs/compatibility.md: parse errors are 400/-32700
+// instead of 500/-32603 with the engine's text; a null body is 400/-32600;
+// a primitive batch element is answered with Invalid Request instead of
+// failing the batch with 500; bodies over the limit get 413 and long
+// batches 400; GET streams are bounded; CORS also allows
+// mcp-protocol-version and exposes WWW-Authenticate; 401s carry
+// WWW-Authenticate when a resource metadata URL is configured; unless
+// PinProtocol2024 is set, the protocol revision is negotiated; methods Echo
+// does not route get the original's 405 only when the gateway installs
+// MethodFallback.
+package mcpserver

@@ -1,0 +1,303 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
+	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
+	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
+	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+)
+
+// Authenticator turns an Authorization header into a principal. Errors are
+// *apierror.Error values carrying the status and message of the original's
+// MCPAuth.ts (protocol.md A7); any other error is treated as a 500.
+// *mcpauth.Authenticator satisfies it.
+type Authenticator interface {
+	Authenticate(ctx context.Context, authorization string) (*mcpauth.Principal, error)
+	// TouchLastUsed records the token's use without blocking the request
+	// (protocol.md A8); it must not fail the request.
+	TouchLastUsed(p *mcpauth.Principal)
+}
+
+// UserClients gives a PostgREST client acting as one user (protocol.md A7
+// steps 11–12). *userdb.Factory satisfies it.
+type UserClients interface {
+	ForUser(ctx context.Context, userID string) (*userdb.Client, error)
+}
+
+// The production implementations satisfy the interfaces.
+var (
+	_ Authenticator = (*mcpauth.Authenticator)(nil)
+	_ UserClients   = (*userdb.Factory)(nil)
+)
+
+// Defaults for the zero values of Options.
+const (
+	DefaultMaxBodyBytes       = 4 << 20
+	DefaultMaxBatch           = 100
+	DefaultMaxStreams         = 1024
+	DefaultMaxStreamsPerToken = 16
+)
+
+// endpointPath is appended to Options.EdgeFunctionsURL for the SSE endpoint
+// event, exactly as the original concatenates it.
+const endpointPath = "/functions/v1/mcp-server"
+
+// Options configures a Server. Zero values mean the documented defaults.
+type Options struct {
+	// Auth authenticates every GET and POST. Required.
+	Auth Authenticator
+	// Users mints the per-user database client after authentication. Required.
+	Users UserClients
+	// Tools is the tool catalogue served by tools/list and tools/call. Required.
+	Tools *tools.Registry
+	// EdgeFunctionsURL is the public base URL announced in the GET stream's
+	// endpoint event (EDGE_FUNCTIONS_URL). Empty means no endpoint event and
+	// a warning per stream, as in the original. Request headers (Host,
+	// X-Forwarded-*) are never used instead.
+	EdgeFunctionsURL string
+	// MaxBodyBytes bounds a POST body, checked after authentication.
+	// Default DefaultMaxBodyBytes (4 MiB).
+	MaxBodyBytes int64
+	// MaxBatch bounds the number of elements of a batch. Default
+	// DefaultMaxBatch.
+	MaxBatch int
+	// MaxStreams bounds the GET streams open at once on this server.
+	// Default DefaultMaxStreams.
+	MaxStreams int
+	// MaxStreamsPerToken bounds the GET streams open at once per API token
+	// (or per user for credentials without a token id). mcp-remote opens
+	// four per start, so the default, DefaultMaxStreamsPerToken, leaves room
+	// for a few restarts.
+	MaxStreamsPerToken int
+	// KeepAlive, when positive, sends an SSE comment on idle GET streams at
+	// this interval so proxies do not cut them. 0 (the default) sends
+	// nothing, as the original does.
+	KeepAlive time.Duration
+	// ResourceMetadataURL, when set, is announced on every 401 as
+	// WWW-Authenticate: Bearer resource_metadata="…" (RFC 9728). It must be
+	// the configured public URL, never derived from request headers.
+	ResourceMetadataURL string
+	// PinProtocol2024 answers initialize with 2024-11-05 whatever the client
+	// asks, and ignores the MCP-Protocol-Version header: the original's exact
+	// behaviour. When false, initialize echoes a requested supported revision
+	// (else the newest), requests whose MCP-Protocol-Version header names an
+	// unsupported revision get 400, and batches are refused under revisions
+	// that removed them (2025-06-18 and later).
+	PinProtocol2024 bool
+	// Logger receives operational logs. Default: discard.
+	Logger *slog.Logger
+}
+
+// Server is the mcp-server edge function: CORS, authentication, the
+// JSON-RPC dispatcher and the SSE streams. It is safe for concurrent use.
+type Server struct {
+	auth        Authenticator
+	users       UserClients
+	tools       *tools.Registry
+	endpoint    string // "" when EdgeFunctionsURL is unset
+	maxBody     int64
+	maxBatch    int
+	keepAlive   time.Duration
+	resourceURL string
+	pinProtocol bool
+	log         *slog.Logger
+
+	streams *streamLimiter
+
+	// callTool runs a tool; it is the registry's Call, replaced in tests to
+	// exercise results and failures the catalogue cannot produce offline.
+	callTool func(ctx context.Context, db *userdb.Client, scopes []string, name string, args *jsjson.Object) (any, error)
+
+	// Pre-encoded results: initialize per protocol revision, and tools/list.
+	initializeResults map[string][]byte
+	toolsListResult   []byte
+}
+
+// New validates opts and returns a Server.
+func New(opts Options) (*Server, error) {
+	var errs []error
+	if opts.Auth == nil {
+		errs = append(errs, errors.New("mcpserver: Options.Auth is required"))
+	}
+	if opts.Users == nil {
+		errs = append(errs, errors.New("mcpserver: Options.Users is required"))
+	}
+	if opts.Tools == nil {
+		errs = append(errs, errors.New("mcpserver: Options.Tools is required"))
+	}
+	if strings.ContainsAny(opts.EdgeFunctionsURL, "\r\n") {
+		// A line break would let the value forge SSE fields.
+		errs = append(errs, errors.New("mcpserver: EdgeFunctionsURL must not contain line breaks"))
+	}
+	if strings.ContainsAny(opts.ResourceMetadataURL, "\"\\\r\n") {
+		errs = append(errs, errors.New(`mcpserver: ResourceMetadataURL must not contain '"', '\' or line breaks`))
+	}
+	if opts.MaxBodyBytes < 0 || opts.MaxBatch < 0 || opts.MaxStreams < 0 || opts.MaxStreamsPerToken < 0 || opts.KeepAlive < 0 {
+		errs = append(errs, errors.New("mcpserver: limits and KeepAlive must not be negative"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	s := &Server{
+		auth:        opts.Auth,
+		users:       opts.Users,
+		tools:       opts.Tools,
+		maxBody:     orDefault(opts.MaxBodyBytes, DefaultMaxBodyBytes),
+		maxBatch:    orDefault(opts.MaxBatch, DefaultMaxBatch),
+		keepAlive:   opts.KeepAlive,
+		resourceURL: opts.ResourceMetadataURL,
+		pinProtocol: opts.PinProtocol2024,
+		log:         opts.Logger,
+		streams: newStreamLimiter(
+			orDefault(opts.MaxStreams, DefaultMaxStreams),
+			orDefault(opts.MaxStreamsPerToken, DefaultMaxStreamsPerToken)),
+	}
+	s.callTool = s.tools.Call
+	if opts.EdgeFunctionsURL != "" {
+		s.endpoint = opts.EdgeFunctionsURL + endpointPath
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.initializeResults = make(map[string][]byte, len(supportedVersions))
+	for _, v := range supportedVersions {
+		s.initializeResults[v] = initializeResult(v)
+	}
+	var err error
+	if s.toolsListResult, err = toolsListResult(s.tools); err != nil {
+		return nil, fmt.Errorf("mcpserver: encoding tools/list: %w", err)
+	}
+	return s, nil
+}
+
+func orDefault[T int | int64](v, def T) T {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// Register mounts the function on g for every method Echo routes, at the
+// group's root and below it (the original answers any path under its slug).
+func (s *Server) Register(g *echo.Group) {
+	g.Any("", s.Handle)
+	g.Any("/*", s.Handle)
+}
+
+// echoRoutedMethods are the methods Echo's Any registers; any other method
+// never reaches a route, and Echo answers it with its own 405.
+var echoRoutedMethods = map[string]bool{
+	http.MethodConnect: true, http.MethodDelete: true, http.MethodGet: true, http.MethodHead: true,
+	http.MethodOptions: true, http.MethodPatch: true, http.MethodPost: true, echo.PROPFIND: true,
+	http.MethodPut: true, http.MethodTrace: true, echo.REPORT: true,
+}
+
+// MethodFallback returns a middleware for Echo#Pre that answers requests
+// with methods Echo does not route (e.g. QUERY or FOO) under the given
+// mount prefixes the way the original does (405 {"error":"Method not
+// allowed"} with CORS headers), instead of Echo's own 405 body. Prefixes are
+// the paths passed to Register's groups, e.g. "/functions/v1/mcp-server".
+func (s *Server) MethodFallback(prefixes ...string) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			r := c.Request()
+			if echoRoutedMethods[r.Method] {
+				return next(c)
+			}
+			for _, p := range prefixes {
+				if r.URL.Path == p || strings.HasPrefix(r.URL.Path, p+"/") {
+					return s.Handle(c)
+				}
+			}
+			return next(c)
+		}
+	}
+}
+
+// Shutdown ends every open GET stream, refuses new ones with 503, and waits
+// until the stream handlers have returned or ctx is done. Call it before
+// http.Server.Shutdown, which otherwise waits for the streams forever.
+func (s *Server) Shutdown(ctx context.Context) error {
+	return s.streams.shutdown(ctx)
+}
+
+// CORS values. The original's allow-list lacks mcp-protocol-version, which
+// clients send after negotiating 2025-06-18 or later, and exposes nothing, so
+// browsers could neither pass a preflight nor read WWW-Authenticate; both are
+// added (a documented deviation, protocol.md Part D).
+const (
+	corsAllowOrigin   = "*"
+	corsAllowHeaders  = "authorization, x-client-info, apikey, content-type, accept, mcp-session-id, last-event-id, mcp-protocol-version"
+	corsAllowMethods  = "GET, POST, DELETE, OPTIONS"
+	corsExposeHeaders = "WWW-Authenticate"
+)
+
+func setCORS(h http.Header) {
+	h.Set("Access-Control-Allow-Origin", corsAllowOrigin)
+	h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
+	h.Set("Access-Control-Allow-Methods", corsAllowMethods)
+	h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
+}
+
+// Handle serves one request in the original's routing order (protocol.md
+// A1). It writes every answer itself and returns an error only when the
+// connection failed mid-answer.
+func (s *Server) Handle(c echo.Context) error {
+	setCORS(c.Response().Header())
+	switch c.Request().Method {
+	case http.MethodOptions:
+		// Deno's default type for a string body.
+		return c.Blob(http.StatusOK, "text/plain;charset=UTF-8", []byte("ok"))
+	case http.MethodDelete:
+		// There are no sessions to end.
+		return c.NoContent(http.StatusAccepted)
+	case http.MethodGet:
+		return s.serveGET(c)
+	case http.MethodPost:
+		return s.servePOST(c)
+	default:
+		return writeJSON(c, http.StatusMethodNotAllowed, errorBody("Method not allowed"))
+	}
+}
+
+// headerJS returns a request header as the Fetch API's Headers.get does:
+// repeated fields joined with ", ", "" when absent.
+func headerJS(h http.Header, name string) string {
+	v := h.Values(name)
+	switch len(v) {
+	case 0:
+		return ""
+	case 1:
+		return v[0]
+	}
+	return strings.Join(v, ", ")
+}
+
+// writeJSON answers with a JSON body and the original's bare content type
+// (no charset).
+func writeJSON(c echo.Context, status int, body []byte) error {
+	return c.Blob(status, "application/json", body)
+}
+
+// requestLogger returns the server's logger tagged with the request id the
+// gateway's middleware assigned, when there is one.
+func (s *Server) requestLogger(c echo.Context) *slog.Logger {
+	id := c.Response().Header().Get(echo.HeaderXRequestID)
+	if id == "" {
+		id = c.Request().Header.Get(echo.HeaderXRequestID)
+	}
+	if id == "" {
+		return s.log
+	}
+	return s.log.With("request_id", id)
+}
