@@ -16,18 +16,18 @@ type Reason string
 // Reasons used across the gateway.
 const (
 	ReasonNone           Reason = ""
-	ReasonMissing        Reason = "missing"         // no credential presented
-	ReasonMalformed      Reason = "malformed"       // credential presented in the wrong shape
-	ReasonInvalid        Reason = "invalid"         // credential refused (signature, claims, expiry)
-	ReasonRevoked        Reason = "revoked"         // API token found in revoked_token_ids
-	ReasonForbidden      Reason = "forbidden"       // authenticated but not allowed (not staff, scope)
-	ReasonUpstream       Reason = "upstream"        // a dependency failed or was unreachable
-	ReasonConfig         Reason = "config"          // the server is misconfigured
-	ReasonBadRequest     Reason = "bad_request"     // the request itself is invalid
-	ReasonNotFound       Reason = "not_found"       // the addressed thing does not exist
-	ReasonInternal       Reason = "internal"        // any other server fault
-	ReasonTooLarge       Reason = "too_large"       // body over the configured limit
-	ReasonOverloaded     Reason = "overloaded"      // a concurrency bound was reached
+	ReasonMissing        Reason = "missing"     // no credential presented
+	ReasonMalformed      Reason = "malformed"   // credential presented in the wrong shape
+	ReasonInvalid        Reason = "invalid"     // credential refused (signature, claims, expiry)
+	ReasonRevoked        Reason = "revoked"     // API token found in revoked_token_ids
+	ReasonForbidden      Reason = "forbidden"   // authenticated but not allowed (not staff, scope)
+	ReasonUpstream       Reason = "upstream"    // a dependency failed or was unreachable
+	ReasonConfig         Reason = "config"      // the server is misconfigured
+	ReasonBadRequest     Reason = "bad_request" // the request itself is invalid
+	ReasonNotFound       Reason = "not_found"   // the addressed thing does not exist
+	ReasonInternal       Reason = "internal"    // any other server fault
+	ReasonTooLarge       Reason = "too_large"   // body over the configured limit
+	ReasonOverloaded     Reason = "overloaded"  // a concurrency bound was reached
 	ReasonMethodNotAllow Reason = "method_not_allowed"
 )
 

@@ -41,7 +41,6 @@ func New(opts Options) (*Reporter, error) {
 		Release:          opts.Release,
 		Transport:        opts.Transport,
 		AttachStacktrace: true,
-		SendDefaultPII:   false,
 		BeforeSend:       scrubEvent,
 	})
 	if err != nil {

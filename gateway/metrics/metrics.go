@@ -20,21 +20,21 @@ import (
 type Metrics struct {
 	reg *prometheus.Registry
 
-	httpRequests  *prometheus.CounterVec
-	httpDuration  *prometheus.HistogramVec
-	rpcRequests   *prometheus.CounterVec
-	toolCalls     *prometheus.CounterVec
-	toolDuration  *prometheus.HistogramVec
-	authOutcomes  *prometheus.CounterVec
-	upstream      *prometheus.CounterVec
-	upstreamTime  *prometheus.HistogramVec
-	jwtCache      *prometheus.CounterVec
-	streamsOpen   prometheus.Gauge
-	proxied       *prometheus.CounterVec
-	knownFuncs    []string
-	knownTools    []string
-	knownMethods  []string
-	knownTables   []string
+	httpRequests *prometheus.CounterVec
+	httpDuration *prometheus.HistogramVec
+	rpcRequests  *prometheus.CounterVec
+	toolCalls    *prometheus.CounterVec
+	toolDuration *prometheus.HistogramVec
+	authOutcomes *prometheus.CounterVec
+	upstream     *prometheus.CounterVec
+	upstreamTime *prometheus.HistogramVec
+	jwtCache     *prometheus.CounterVec
+	streamsOpen  prometheus.Gauge
+	proxied      *prometheus.CounterVec
+	knownFuncs   []string
+	knownTools   []string
+	knownMethods []string
+	knownTables  []string
 }
 
 // Options lists the label values that may appear; anything else is

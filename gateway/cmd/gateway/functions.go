@@ -1,0 +1,266 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver"
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/repofiles"
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
+	"github.com/pawtograder/mcp-gateway/functions/mcptokens"
+	"github.com/pawtograder/mcp-gateway/gateway"
+	"github.com/pawtograder/mcp-gateway/gateway/config"
+	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
+	"github.com/pawtograder/mcp-gateway/gateway/metrics"
+	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
+	"github.com/pawtograder/mcp-gateway/gateway/protectedresource"
+	"github.com/pawtograder/mcp-gateway/gateway/supabasejwt"
+	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+)
+
+// Function slugs, as the edge runtime names them.
+const (
+	slugMCPServer = "mcp-server"
+	slugMCPTokens = "mcp-tokens"
+)
+
+// knownTables are the PostgREST tables the gateway queries; they are the
+// only values the upstream metrics' endpoint label takes.
+var knownTables = []string{
+	"api_tokens", "revoked_token_ids", "user_roles", "profiles", "assignments", "autograder",
+	"submissions", "submission_files", "grader_results", "grader_result_tests", "grader_result_output",
+	"help_queues", "help_requests", "help_request_messages", "discussion_topics", "discussion_threads",
+}
+
+// wiring is everything the functions need, built once from the config.
+type wiring struct {
+	functions  []gateway.Function
+	pre        []echo.MiddlewareFunc
+	routes     func(e *echo.Echo)
+	onShutdown []func()
+	close      func()
+	metrics    *metrics.Metrics
+}
+
+// newUpstreamClient is the one pooled HTTP client for PostgREST, Auth and
+// the JWKS: keep-alive connections sized for many concurrent tool calls,
+// and a hard cap per call on top of the request's own deadline.
+func newUpstreamClient(timeout time.Duration) *http.Client {
+	return &http.Client{
+		Timeout: timeout,
+		Transport: &http.Transport{
+			Proxy:                 http.ProxyFromEnvironment,
+			DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			MaxIdleConns:          512,
+			MaxIdleConnsPerHost:   256,
+			IdleConnTimeout:       90 * time.Second,
+			TLSHandshakeTimeout:   10 * time.Second,
+			ExpectContinueTimeout: time.Second,
+			ForceAttemptHTTP2:     true,
+		},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+func urlOrEmpty(u interface{ String() string }, isNil bool) string {
+	if isNil {
+		return ""
+	}
+	return u.String()
+}
+
+// buildFunctions turns the configuration into the mounted functions. Every
+// function secret is validated at request time, as the original does, so
+// nothing here fails on a missing or malformed secret.
+func buildFunctions(cfg config.Config, log *slog.Logger) (*wiring, error) {
+	w := &wiring{}
+	toolNames := make([]string, 0, 16)
+	for _, t := range tools.New(tools.Options{}).Tools() {
+		toolNames = append(toolNames, t.Name)
+	}
+	w.metrics = metrics.New(metrics.Options{
+		Functions: []string{slugMCPServer, slugMCPTokens},
+		Tools:     toolNames,
+		Tables:    knownTables,
+	})
+	m := w.metrics
+	observe := func(ctx context.Context, table string, status int, err error) {
+		m.Upstream("postgrest", table, status, 0)
+	}
+
+	hc := newUpstreamClient(cfg.UpstreamTimeout)
+	restURL := urlOrEmpty(cfg.PostgRESTURL, cfg.PostgRESTURL == nil)
+	authURL := urlOrEmpty(cfg.AuthURL, cfg.AuthURL == nil)
+
+	sessions := &mcpauth.AuthClient{AuthURL: authURL, AnonKey: cfg.SupabaseAnonKey, HTTPClient: hc}
+
+	// Supabase access tokens (OAuth connectors) need a public resource URL
+	// and an issuer; without them only mcp_ tokens are accepted.
+	var verifier *supabasejwt.Verifier
+	var meta *protectedresource.Metadata
+	if cfg.PublicURL != nil {
+		resource := strings.TrimRight(cfg.PublicURL.String(), "/") + "/functions/v1/" + slugMCPServer
+		issuer := cfg.OAuthIssuer
+		if issuer == "" && authURL != "" {
+			issuer = authURL
+		}
+		if issuer != "" {
+			var err error
+			meta, err = protectedresource.New(protectedresource.Options{
+				ResourceURL:         resource,
+				AuthorizationServer: issuer,
+				Scopes:              []string{mcpauth.ScopeMCPRead, mcpauth.ScopeMCPWrite, "offline_access"},
+			})
+			if err != nil {
+				return nil, err
+			}
+			jwks := ""
+			if authURL != "" {
+				jwks = authURL + "/.well-known/jwks.json"
+			}
+			verifier, err = supabasejwt.New(supabasejwt.Options{
+				Issuer:       issuer,
+				JWKSURL:      jwks,
+				Audiences:    []string{resource, "authenticated"},
+				LegacySecret: cfg.OAuthLegacySecret,
+				HTTPClient:   hc,
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	auth, err := mcpauth.New(mcpauth.Options{
+		RestURL:        restURL,
+		ServiceRoleKey: cfg.SupabaseServiceRoleKey,
+		MCPJWTSecret:   cfg.MCPJWTSecret,
+		HTTPClient:     hc,
+		Logger:         log,
+		Supabase:       verifier,
+		Sessions:       sessions,
+	})
+	if err != nil {
+		return nil, err
+	}
+	users := userdb.NewFactory(userdb.Options{
+		RestURL:    restURL,
+		AnonKey:    cfg.SupabaseAnonKey,
+		SigningJWK: cfg.JWTSecret,
+		HTTPClient: hc,
+		Observe:    observe,
+	})
+	w.close = auth.Close
+
+	// mcp-tokens reads and writes as the signed-in web user.
+	var anonBase *postgrest.Client
+	if restURL != "" {
+		if anonBase, err = postgrest.New(postgrest.Options{BaseURL: restURL, APIKey: cfg.SupabaseAnonKey, HTTPClient: hc, Observe: observe}); err != nil {
+			return nil, err
+		}
+	}
+	tokens, err := mcptokens.New(mcptokens.Options{
+		Users: sessions,
+		ForSession: func(userID, token string) *userdb.Client {
+			if anonBase == nil {
+				return nil
+			}
+			return userdb.NewClient(anonBase, userID, token)
+		},
+		Mint: func(sub string, scopes []string, id string, days float64, now time.Time) (string, error) {
+			return mcpauth.MintAPIToken(cfg.MCPJWTSecret, sub, scopes, id, days, now)
+		},
+		Revoker: auth,
+		Logger:  log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	w.functions = append(w.functions, gateway.Function{Slug: slugMCPTokens, Register: tokens.Register})
+
+	if !cfg.MCPServerEnabled {
+		// Off means gone: the server and its metadata answer 404, rather
+		// than falling through to a fallback upstream.
+		notFound := func(c echo.Context) error {
+			return c.JSON(http.StatusNotFound, map[string]string{"code": "NOT_FOUND", "message": "Requested function was not found"})
+		}
+		w.functions = append(w.functions,
+			gateway.Function{Slug: slugMCPServer, Register: func(g *echo.Group) { g.Any("", notFound); g.Any("/*", notFound) }},
+		)
+		w.routes = func(e *echo.Echo) {
+			for _, p := range protectedresource.Paths("/functions/v1/" + slugMCPServer)[:2] {
+				e.Any(p, notFound)
+			}
+		}
+		return w, nil
+	}
+
+	repos, err := repofiles.New(repofiles.Options{
+		AppID:         cfg.GitHubAppID,
+		PrivateKeyPEM: cfg.GitHubPrivateKey,
+		HTTPClient:    &http.Client{Timeout: cfg.UpstreamTimeout},
+		Logger:        log,
+	})
+	if err != nil {
+		// A malformed GitHub App key is an operator error worth stopping
+		// for; an absent one only empties the repository tools.
+		return nil, err
+	}
+	registry := tools.New(tools.Options{Repos: repos, Logger: log})
+	metadataURL := ""
+	if meta != nil {
+		metadataURL = meta.URL()
+	}
+	maxStreams := cfg.MaxStreams
+	if maxStreams == 0 {
+		maxStreams = 1 << 30 // configured as unlimited
+	}
+	perToken := cfg.MaxStreamsPerToken
+	if perToken == 0 {
+		perToken = 1 << 30
+	}
+	server, err := mcpserver.New(mcpserver.Options{
+		Auth:                auth,
+		Users:               users,
+		Tools:               registry,
+		EdgeFunctionsURL:    cfg.EdgeFunctionsURL,
+		MaxStreams:          maxStreams,
+		MaxStreamsPerToken:  perToken,
+		KeepAlive:           cfg.SSEKeepalive,
+		ResourceMetadataURL: metadataURL,
+		PinProtocol2024:     cfg.PinProtocol2024,
+		Logger:              log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	w.functions = append(w.functions, gateway.Function{Slug: slugMCPServer, Register: func(g *echo.Group) {
+		if meta != nil {
+			g.Any(protectedresource.WellKnownPath, meta.Serve)
+		}
+		server.Register(g)
+	}})
+	if meta != nil {
+		w.routes = func(e *echo.Echo) {
+			for _, p := range protectedresource.Paths("/functions/v1/" + slugMCPServer)[:2] {
+				e.Any(p, meta.Serve)
+			}
+		}
+	}
+	w.pre = append(w.pre, server.MethodFallback("/functions/v1/"+slugMCPServer, "/"+slugMCPServer))
+	w.onShutdown = append(w.onShutdown, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := server.Shutdown(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			log.Warn("mcp-server shutdown", slog.String("error", err.Error()))
+		}
+	})
+	return w, nil
+}

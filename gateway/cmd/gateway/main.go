@@ -1,0 +1,303 @@
+// Command gateway serves Pawtograder's mcp-server and mcp-tokens Edge
+// Functions from one Go binary, at the URLs Supabase's edge runtime uses.
+//
+// Usage:
+//
+//	gateway              serve (the default; also "gateway serve")
+//	gateway healthcheck  GET /healthz on the local listener; exit 0 when healthy
+//	gateway version      print the version stamped at build time
+//
+// Configuration comes from the environment; see docs/configuration.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf16"
+
+	"github.com/pawtograder/mcp-gateway/gateway"
+	"github.com/pawtograder/mcp-gateway/gateway/config"
+	"github.com/pawtograder/mcp-gateway/gateway/errorreport"
+	"github.com/pawtograder/mcp-gateway/gateway/fallback"
+)
+
+// version is stamped by the build: -ldflags "-X main.version=…".
+var version = "dev"
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+const usage = `usage: gateway [serve|healthcheck|version]
+
+  serve        serve the functions (default)
+  healthcheck  exit 0 when the local gateway answers GET /healthz with 200
+  version      print the version
+
+Configuration is read from the environment; see docs/configuration.md.
+`
+
+func main() {
+	os.Exit(cli(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// cli dispatches the subcommand and returns the exit code; main is the only
+// caller of os.Exit.
+func cli(args []string, stdout, stderr io.Writer) int {
+	cmd := "serve"
+	if len(args) > 0 {
+		cmd = args[0]
+	}
+	if len(args) > 1 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch cmd {
+	case "serve":
+		return serveCommand(stderr)
+	case "healthcheck":
+		return healthcheckCommand(stderr)
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, version)
+		return exitOK
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "gateway: unknown command %q\n%s", cmd, usage)
+		return exitUsage
+	}
+}
+
+func serveCommand(stderr io.Writer) int {
+	cfg, err := config.FromEnvironment()
+	if err != nil {
+		fmt.Fprintf(stderr, "gateway: invalid configuration:\n%s\n", indent(err.Error()))
+		return exitError
+	}
+	log := newLogger(cfg, stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, cfg, log); err != nil {
+		log.Error("gateway failed", slog.String("error", err.Error()))
+		return exitError
+	}
+	return exitOK
+}
+
+func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
+
+// newLogger builds the process logger; its handler adds request_id to every
+// line logged with a request's context.
+func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	var h slog.Handler
+	if cfg.LogFormat == config.LogFormatText {
+		h = slog.NewTextHandler(w, opts)
+	} else {
+		h = slog.NewJSONHandler(w, opts)
+	}
+	return slog.New(gateway.NewLogHandler(h)).With(slog.String("version", version))
+}
+
+// run wires the dependencies and serves until ctx is cancelled.
+func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	warnMissingFunctionSettings(log, cfg)
+	srv, slugs, cleanup, err := newServer(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	log.Info("gateway starting", slog.Any("functions", slugs), slog.String("public_url", urlString(cfg.PublicURL)))
+	return srv.Run(ctx)
+}
+
+// newServer builds the gateway from cfg: the functions (functions.go),
+// metrics, error reporting and the fallback proxy. cleanup releases what
+// the functions hold (the last_used_at worker, queued error reports).
+func newServer(cfg config.Config, log *slog.Logger) (_ *gateway.Server, slugs []string, cleanup func(), err error) {
+	w, err := buildFunctions(cfg, log)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, f := range w.functions {
+		slugs = append(slugs, f.Slug)
+	}
+	m := w.metrics
+
+	reporter, rerr := errorreport.New(errorreport.Options{DSN: cfg.SentryDSN, Release: version})
+	if rerr != nil {
+		// The original runs without Sentry when it cannot initialise it;
+		// error reporting must never keep the functions from serving.
+		// The parse error is not logged: it could quote the DSN.
+		log.Warn("error reporting disabled: SENTRY_DSN is invalid")
+		reporter = nil
+	}
+	cleanup = func() {
+		if w.close != nil {
+			w.close()
+		}
+		reporter.Flush(2 * time.Second)
+	}
+	defer func() {
+		if err != nil {
+			cleanup()
+		}
+	}()
+
+	var fb http.Handler
+	if cfg.FallbackURL != nil {
+		h, err := fallback.New(fallback.Options{Upstream: cfg.FallbackURL.String(), Logger: log, Observe: m.Proxied})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		fb = h
+	}
+
+	var metricsHandler http.Handler
+	if cfg.MetricsAddr != "" {
+		metricsHandler = m.Handler()
+	}
+
+	srv, err := gateway.New(gateway.Options{
+		Functions:       w.functions,
+		Pre:             w.pre,
+		Routes:          w.routes,
+		Logger:          log,
+		ListenAddr:      cfg.ListenAddr,
+		BodyLimit:       cfg.BodyLimit,
+		Ready:           postgrestReady(cfg),
+		ReadyTimeout:    cfg.UpstreamTimeout,
+		ShutdownTimeout: cfg.ShutdownTimeout,
+		OnShutdown:      w.onShutdown,
+		Fallback:        fb,
+		ObserveRequest:  m.HTTPRequest,
+		ReportError:     reporter.Report,
+		MetricsAddr:     cfg.MetricsAddr,
+		MetricsHandler:  metricsHandler,
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return srv, slugs, cleanup, nil
+}
+
+// warnMissingFunctionSettings names (never prints) function secrets that
+// are missing. They do not stop start-up — the original answers specific
+// 500s at request time and so does the gateway — but an operator should not
+// have to discover them from a failed request.
+func warnMissingFunctionSettings(log *slog.Logger, cfg config.Config) {
+	missing := func(name string, bad bool) {
+		if bad {
+			log.Warn("function setting missing or invalid; requests that need it will answer 500", slog.String("variable", name))
+		}
+	}
+	missing("SUPABASE_URL", cfg.SupabaseURLRaw == "")
+	missing("SUPABASE_ANON_KEY", cfg.SupabaseAnonKey == "")
+	missing("SUPABASE_SERVICE_ROLE_KEY", cfg.SupabaseServiceRoleKey == "")
+	// The original measures JavaScript string length: UTF-16 code units.
+	missing("MCP_JWT_SECRET", len(utf16.Encode([]rune(cfg.MCPJWTSecret))) < 32)
+	missing("JWT_SECRET", !strings.HasPrefix(cfg.JWTSecret, "{"))
+}
+
+func urlString(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	return u.String()
+}
+
+// postgrestReady reports ready when PostgREST answers at all (any status
+// below 500) within the probe's deadline. The error texts are shown in
+// /readyz, so they name no address or key.
+func postgrestReady(cfg config.Config) func(context.Context) error {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 2}}
+	return func(ctx context.Context) error {
+		if cfg.PostgRESTURL == nil {
+			return errors.New("PostgREST is not configured (set SUPABASE_URL or GATEWAY_POSTGREST_URL)")
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodHead, cfg.PostgRESTURL.String()+"/", nil)
+		if err != nil {
+			return errors.New("PostgREST URL is unusable")
+		}
+		if cfg.SupabaseAnonKey != "" {
+			// Kong refuses requests without an apikey before they reach
+			// PostgREST; with it, the probe measures PostgREST itself.
+			req.Header.Set("apikey", cfg.SupabaseAnonKey)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return errors.New("PostgREST did not answer in time")
+			}
+			return errors.New("PostgREST is unreachable")
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+		_ = resp.Body.Close()
+		if resp.StatusCode >= 500 {
+			return fmt.Errorf("PostgREST answered %d", resp.StatusCode)
+		}
+		return nil
+	}
+}
+
+// healthcheckCommand is the container's HEALTHCHECK: distroless images have
+// no curl, so the binary probes itself.
+func healthcheckCommand(stderr io.Writer) int {
+	cfg, err := config.FromEnvironment()
+	if err != nil {
+		fmt.Fprintf(stderr, "gateway healthcheck: invalid configuration:\n%s\n", indent(err.Error()))
+		return exitError
+	}
+	if err := healthcheck(context.Background(), healthURL(cfg.ListenAddr), 3*time.Second); err != nil {
+		fmt.Fprintf(stderr, "gateway healthcheck: %v\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// healthURL turns the listen address into the URL of /healthz on this
+// machine: a wildcard or empty host becomes the loopback address.
+func healthURL(listenAddr string) string {
+	host, port, err := net.SplitHostPort(listenAddr)
+	if err != nil {
+		host, port = "", "9000"
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/healthz"
+}
+
+func healthcheck(ctx context.Context, url string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s answered %d", url, resp.StatusCode)
+	}
+	return nil
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pawtograder/mcp-gateway/gateway/config"
+)
+
+func TestCLI(t *testing.T) {
+	tests := []struct {
+		name        string
+		args        []string
+		code        int
+		out, errOut string
+	}{
+		{"version", []string{"version"}, 0, "dev\n", ""},
+		{"help", []string{"--help"}, 0, usage, ""},
+		{"unknown command", []string{"serv"}, 2, "", "gateway: unknown command \"serv\"\n" + usage},
+		{"extra arguments", []string{"version", "x"}, 2, "", usage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := cli(tt.args, &out, &errOut)
+			if code != tt.code || out.String() != tt.out || errOut.String() != tt.errOut {
+				t.Errorf("cli(%q) = %d, stdout %q, stderr %q; want %d, %q, %q",
+					tt.args, code, out.String(), errOut.String(), tt.code, tt.out, tt.errOut)
+			}
+		})
+	}
+}
+
+func TestHealthURL(t *testing.T) {
+	tests := []struct{ addr, want string }{
+		{":9000", "http://127.0.0.1:9000/healthz"},
+		{"0.0.0.0:8080", "http://127.0.0.1:8080/healthz"},
+		{"[::]:8080", "http://127.0.0.1:8080/healthz"},
+		{"127.0.0.2:9000", "http://127.0.0.2:9000/healthz"},
+		{"[::1]:9000", "http://[::1]:9000/healthz"},
+		{"localhost:9001", "http://localhost:9001/healthz"},
+	}
+	for _, tt := range tests {
+		if got := healthURL(tt.addr); got != tt.want {
+			t.Errorf("healthURL(%q) = %q, want %q", tt.addr, got, tt.want)
+		}
+	}
+}
+
+func TestHealthcheck(t *testing.T) {
+	slow := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/ok":
+		case "/slow":
+			<-slow
+		default:
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	}))
+	defer srv.Close()
+	defer close(slow) // runs first: release the slow handler so Close can finish
+	tests := []struct {
+		path    string
+		wantErr string
+	}{
+		{"/ok", ""},
+		{"/down", "GET " + srv.URL + "/down answered 503"},
+		{"/slow", "context deadline exceeded"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			err := healthcheck(context.Background(), srv.URL+tt.path, 200*time.Millisecond)
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Errorf("healthcheck(%s) = %v, want %q", tt.path, err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestPostgRESTReady(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/rest/v1/":
+			if r.Header.Get("apikey") != "anon" {
+				w.WriteHeader(http.StatusTeapot + 100) // 518: the probe did not send the anon key
+				return
+			}
+			w.WriteHeader(http.StatusUnauthorized) // answering at all is ready
+		case "/broken/":
+			w.WriteHeader(http.StatusBadGateway)
+		case "/slow/":
+			time.Sleep(300 * time.Millisecond)
+		}
+	}))
+	defer up.Close()
+	dead := httptest.NewServer(http.NotFoundHandler())
+	deadURL := dead.URL
+	dead.Close()
+
+	u := func(s string) *url.URL { v, _ := url.Parse(s); return v }
+	tests := []struct {
+		name    string
+		cfg     config.Config
+		timeout time.Duration
+		want    string
+	}{
+		{"answers", config.Config{PostgRESTURL: u(up.URL + "/rest/v1"), SupabaseAnonKey: "anon"}, time.Second, ""},
+		{"server error", config.Config{PostgRESTURL: u(up.URL + "/broken")}, time.Second, "PostgREST answered 502"},
+		{"too slow", config.Config{PostgRESTURL: u(up.URL + "/slow")}, 50 * time.Millisecond, "PostgREST did not answer in time"},
+		{"unreachable", config.Config{PostgRESTURL: u(deadURL)}, time.Second, "PostgREST is unreachable"},
+		{"not configured", config.Config{}, time.Second, "PostgREST is not configured (set SUPABASE_URL or GATEWAY_POSTGREST_URL)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), tt.timeout)
+			defer cancel()
+			err := postgrestReady(tt.cfg)(ctx)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tt.want {
+				t.Errorf("ready = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestWarnMissingFunctionSettings(t *testing.T) {
+	all := config.Config{
+		SupabaseURLRaw:         "http://kong:8000",
+		SupabaseAnonKey:        "anon",
+		SupabaseServiceRoleKey: "service",
+		MCPJWTSecret:           strings.Repeat("s", 32),
+		JWTSecret:              `{"kty":"EC"}`,
+	}
+	tests := []struct {
+		name   string
+		modify func(c *config.Config)
+		want   []string
+	}{
+		{"everything set", func(*config.Config) {}, nil},
+		{"nothing set", func(c *config.Config) { *c = config.Config{} },
+			[]string{"SUPABASE_URL", "SUPABASE_ANON_KEY", "SUPABASE_SERVICE_ROLE_KEY", "MCP_JWT_SECRET", "JWT_SECRET"}},
+		{"short secret", func(c *config.Config) { c.MCPJWTSecret = strings.Repeat("s", 31) }, []string{"MCP_JWT_SECRET"}},
+		// 16 astral characters are 32 UTF-16 code units: long enough for JavaScript.
+		{"secret measured in UTF-16", func(c *config.Config) { c.MCPJWTSecret = strings.Repeat("😀", 16) }, nil},
+		{"signing key not a JWK object", func(c *config.Config) { c.JWTSecret = " {}" }, []string{"JWT_SECRET"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := all
+			tt.modify(&cfg)
+			var buf bytes.Buffer
+			warnMissingFunctionSettings(slog.New(slog.NewJSONHandler(&buf, nil)), cfg)
+			var got []string
+			for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+				if line == "" {
+					continue
+				}
+				var m map[string]any
+				if err := json.Unmarshal([]byte(line), &m); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, m["variable"].(string))
+				if strings.Contains(line, "anon") || strings.Contains(line, "service") || strings.Contains(line, "sss") {
+					t.Errorf("warning leaks a value: %s", line)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("warned variables (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,120 @@
+package gateway
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// FunctionsPrefix is where Supabase serves Edge Functions, and where the
+// gateway mounts every Function.
+const FunctionsPrefix = "/functions/v1"
+
+// Function is one Edge Function replacement. Register adds its routes to g,
+// whose prefix is /functions/v1/<Slug>; it typically registers
+// g.Any("", h) and g.Any("/*", h) because the edge runtime hands every
+// method and sub-path of a function to that function.
+type Function struct {
+	// Slug is the function's name in URLs, e.g. "mcp-server".
+	Slug string
+	// Register adds the function's routes. It is called exactly once.
+	Register func(g *echo.Group)
+}
+
+// slugPattern is what Supabase accepts as a function name.
+var slugPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+
+// reservedSlugs would collide with the gateway's own paths when a function
+// is reached without the /functions/v1 prefix.
+var reservedSlugs = map[string]bool{
+	"functions": true, "healthz": true, "readyz": true, "_internal": true, "metrics": true,
+}
+
+func validateFunctions(fns []Function) error {
+	seen := make(map[string]bool, len(fns))
+	for i, f := range fns {
+		switch {
+		case !slugPattern.MatchString(f.Slug):
+			return fmt.Errorf("gateway: function %d: slug %q must match %s", i, f.Slug, slugPattern)
+		case reservedSlugs[f.Slug]:
+			return fmt.Errorf("gateway: function %d: slug %q is reserved for the gateway's own paths", i, f.Slug)
+		case seen[f.Slug]:
+			return fmt.Errorf("gateway: function %d: slug %q is registered twice", i, f.Slug)
+		case f.Register == nil:
+			return fmt.Errorf("gateway: function %q: Register is nil", f.Slug)
+		}
+		seen[f.Slug] = true
+	}
+	return nil
+}
+
+// Context keys set by route rewriting, read by the request log.
+const (
+	ctxKeyOriginalPath = "gateway.original_path"
+	ctxKeyFunction     = "gateway.function"
+)
+
+// splitFunctionPath returns the slug addressed by path and whether path used
+// the /functions/v1 prefix. "/functions/v1/x/y" and "/x/y" both address "x".
+func splitFunctionPath(path string) (slug string, prefixed bool) {
+	rest, prefixed := strings.CutPrefix(path, FunctionsPrefix+"/")
+	if !prefixed {
+		if path == FunctionsPrefix {
+			return "", true
+		}
+		rest = strings.TrimPrefix(path, "/")
+	}
+	slug, _, _ = strings.Cut(rest, "/")
+	return slug, prefixed
+}
+
+// rewriteFunctionPaths runs before routing. It records the path the client
+// sent (for the log) and the addressed function, and moves a request for a
+// known function made without the /functions/v1 prefix under it — so one
+// registration serves both a direct client and a path-stripping proxy.
+func rewriteFunctionPaths(known map[string]bool) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			c.Set(ctxKeyOriginalPath, req.URL.Path)
+			slug, prefixed := splitFunctionPath(req.URL.Path)
+			if known[slug] {
+				c.Set(ctxKeyFunction, slug)
+				if !prefixed {
+					req.URL.Path = FunctionsPrefix + req.URL.Path
+					if req.URL.RawPath != "" {
+						req.URL.RawPath = FunctionsPrefix + req.URL.RawPath
+					}
+				}
+			}
+			return next(c)
+		}
+	}
+}
+
+func originalPath(c echo.Context) string {
+	if p, ok := c.Get(ctxKeyOriginalPath).(string); ok {
+		return p
+	}
+	return c.Request().URL.Path
+}
+
+func functionSlug(c echo.Context) string {
+	s, _ := c.Get(ctxKeyFunction).(string)
+	return s
+}
+
+// unknownFunction answers any path no route matched. With a fallback
+// configured, requests that address a function (prefixed or not) are handed
+// to it unchanged; otherwise, and for paths that name no function or one of
+// the gateway's own paths, the answer is the platform's 404.
+func (s *Server) unknownFunction(c echo.Context) error {
+	slug, _ := splitFunctionPath(originalPath(c))
+	if s.opts.Fallback == nil || slug == "" || reservedSlugs[slug] {
+		return errFunctionNotFound
+	}
+	s.opts.Fallback.ServeHTTP(c.Response(), c.Request())
+	return nil
+}
