@@ -13,6 +13,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -27,6 +28,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/pawtograder/mcp-gateway/gateway"
+	"github.com/pawtograder/mcp-gateway/gateway/clientconfig"
 	"github.com/pawtograder/mcp-gateway/gateway/config"
 	"github.com/pawtograder/mcp-gateway/gateway/errorreport"
 	"github.com/pawtograder/mcp-gateway/gateway/fallback"
@@ -42,10 +44,12 @@ const (
 	exitUsage = 2
 )
 
-const usage = `usage: gateway [serve|healthcheck|version]
+const usage = `usage: gateway [serve|healthcheck|version|client-config --url URL [--token T] [--name N]]
 
-  serve        serve the functions (default)
-  healthcheck  exit 0 when the local gateway answers GET /healthz with 200
+  serve          serve the functions (default)
+  healthcheck    exit 0 when the local gateway answers GET /healthz with 200
+  client-config  print MCP client configurations (Claude Desktop, Claude Code,
+                 MCP Inspector, URL+header clients) for the endpoint URL
   version      print the version
 
 Configuration is read from the environment; see docs/configuration.md.
@@ -61,6 +65,9 @@ func cli(args []string, stdout, stderr io.Writer) int {
 	cmd := "serve"
 	if len(args) > 0 {
 		cmd = args[0]
+	}
+	if cmd == "client-config" {
+		return clientConfigCommand(args[1:], stdout, stderr)
 	}
 	if len(args) > 1 {
 		fmt.Fprint(stderr, usage)
@@ -300,4 +307,24 @@ func healthcheck(ctx context.Context, url string, timeout time.Duration) error {
 		return fmt.Errorf("GET %s answered %d", url, resp.StatusCode)
 	}
 	return nil
+}
+
+// clientConfigCommand prints ready-to-paste client configurations, rendered
+// by the same code the dev command uses, so instructions cannot drift.
+func clientConfigCommand(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("client-config", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	endpoint := fs.String("url", "", "the MCP endpoint, e.g. https://<ref>.supabase.co/functions/v1/mcp-server (required)")
+	token := fs.String("token", "", "an mcp_ token to embed (default: a placeholder)")
+	name := fs.String("name", "pawtograder", "the server's name in client configurations")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		return exitUsage
+	}
+	text, err := clientconfig.Render(clientconfig.Options{URL: *endpoint, Token: *token, Name: *name})
+	if err != nil {
+		fmt.Fprintln(stderr, "gateway client-config:", err)
+		return exitUsage
+	}
+	fmt.Fprint(stdout, text)
+	return exitOK
 }

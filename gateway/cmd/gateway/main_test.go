@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pawtograder/mcp-gateway/gateway/clientconfig"
 	"github.com/pawtograder/mcp-gateway/gateway/config"
 )
 
@@ -28,6 +29,9 @@ func TestCLI(t *testing.T) {
 		{"help", []string{"--help"}, 0, usage, ""},
 		{"unknown command", []string{"serv"}, 2, "", "gateway: unknown command \"serv\"\n" + usage},
 		{"extra arguments", []string{"version", "x"}, 2, "", usage},
+		{"client-config without url", []string{"client-config"}, 2, "", "gateway client-config: clientconfig: --url must be the absolute http(s) URL of the MCP endpoint\n"},
+		{"client-config with url", []string{"client-config", "--url", "https://x.example/functions/v1/mcp-server", "--name", "pg"},
+			0, mustRender(t, "https://x.example/functions/v1/mcp-server", "pg"), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,6 +43,18 @@ func TestCLI(t *testing.T) {
 			}
 		})
 	}
+}
+
+func mustRender(t *testing.T, url, name string) string {
+	t.Helper()
+	text, err := clientconfig.Render(clientconfig.Options{URL: url, Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, `"pg": {`) {
+		t.Fatalf("name not used:\n%s", text)
+	}
+	return text
 }
 
 func TestHealthURL(t *testing.T) {
