@@ -135,6 +135,9 @@ func TestComposeFiles(t *testing.T) {
 				t.Errorf("%s: env %s is not read by the gateway", f, name)
 			}
 		}
+		if dig(t, svc, "stop_grace_period") != "30s" {
+			t.Errorf("%s: stop_grace_period must exceed the gateway's 25 s drain", f)
+		}
 		for _, need := range []string{"SUPABASE_URL", "SUPABASE_ANON_KEY", "SUPABASE_SERVICE_ROLE_KEY", "MCP_JWT_SECRET", "JWT_SECRET"} {
 			if _, ok := env[need]; !ok {
 				t.Errorf("%s: %s not set", f, need)
