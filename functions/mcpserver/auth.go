@@ -15,6 +15,11 @@ import (
 type caller struct {
 	principal *mcpauth.Principal
 	db        *userdb.Client
+	// version is the protocol revision the request is served under (see
+	// requestVersion); requestID is the gateway's request id, for the audit
+	// line.
+	version   string
+	requestID string
 }
 
 // authenticate runs the original's authenticateMCPRequest: verify the

@@ -48,21 +48,46 @@
 // # Protocol revisions
 //
 // With Options.PinProtocol2024 the server is the original: initialize
-// always answers 2024-11-05 and MCP-Protocol-Version is ignored. Otherwise
-// initialize echoes the client's requested revision when it is one of
-// 2025-11-25, 2025-06-18, 2025-03-26 or 2024-11-05 (else the newest), a
-// request whose MCP-Protocol-Version header names another revision gets 400
-// (after authentication, before the body is read), and a batch sent under
-// 2025-06-18 or later gets 400 -32600, since those revisions removed
-// batching. Requests without the header keep the original's behaviour. The
-// answers are otherwise the same for every revision: the server has no
-// sessions, answers single requests with JSON and never sends requests of
-// its own, which every revision allows.
+// always answers 2024-11-05, MCP-Protocol-Version is ignored and every
+// request is answered as 2024-11-05. Otherwise initialize echoes the
+// client's requested revision when it is one of 2025-11-25, 2025-06-18,
+// 2025-03-26 or 2024-11-05 (else the newest), and each later request is
+// served under the revision its MCP-Protocol-Version header names (2025-03-26
+// when absent, as the transport specification asks; 400 when unsupported,
+// after authentication and before the body is read). The server keeps no
+// sessions, so the header is the only memory of the negotiation:
+//
+//   - 2024-11-05 and 2025-03-26 answer byte for byte as the original;
+//   - 2025-06-18 refuses batches (400 -32600), lists each tool's
+//     outputSchema after its inputSchema, and adds structuredContent
+//     {"result": <value>} after the text block of a tools/call result (the
+//     text is unchanged);
+//   - 2025-11-25 also answers arguments that fail the tool's schema with a
+//     tool execution error ({"content":[{"type":"text","text":<message>}],
+//     "isError":true}, SEP-1303) and an unknown tool with -32602 instead of
+//     -32000, as the specification's own example does.
+//
+// server/discover (the 2026-07-28 draft) is an unknown method: -32601, or
+// 400 when the header names the draft revision; SDK clients then fall back
+// to initialize.
+//
+// # Origins, metrics, audit and redaction
+//
+// Options.AllowedOrigins turns on the transport's DNS-rebinding protection:
+// a request whose Origin is not listed gets 403 with the transport envelope
+// (-32000 "Invalid Origin header: <origin>") before authentication, and an
+// allowed origin is echoed in Access-Control-Allow-Origin with Vary: Origin.
+// Options.Metrics counts requests, tool calls and streams; Options.Audit
+// receives one "tool call" line per tools/call (docs/audit.md), whose
+// upstream_requests counts the PostgREST requests the gateway reports
+// through CountUpstream; Options.Redact scrubs credential-named values from
+// every tool result before it is encoded.
 //
 // All JSON is produced by jsjson so that key order, string escaping and
 // number formatting (ids are echoed as JavaScript re-prints them) match
 // JSON.stringify byte for byte. Results that do not depend on the request
-// (initialize, tools/list) are encoded once in New.
+// (initialize per revision, tools/list with and without outputSchema) are
+// encoded once in New.
 //
 // # Deviations from the original
 //
@@ -73,7 +98,9 @@
 // batches 400; GET streams are bounded; CORS also allows
 // mcp-protocol-version and exposes WWW-Authenticate; 401s carry
 // WWW-Authenticate when a resource metadata URL is configured; unless
-// PinProtocol2024 is set, the protocol revision is negotiated; methods Echo
-// does not route get the original's 405 only when the gateway installs
-// MethodFallback.
+// PinProtocol2024 is set, the protocol revision is negotiated and newer
+// revisions get structured results and tool execution errors; an
+// allow-list of origins refuses others with 403; results may be redacted;
+// methods Echo does not route get the original's 405 only when the gateway
+// installs MethodFallback.
 package mcpserver

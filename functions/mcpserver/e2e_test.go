@@ -20,7 +20,10 @@ var sdkClientDir = filepath.Join("testdata", "sdkclient")
 // StreamableHTTPClientTransport: connect (initialize, initialized, GET
 // stream), list tools, ping, call tools, and connect with a refused token.
 // What the client saw is pinned in testdata/sdkclient.<mode>.golden.json,
-// with the protocol revision pinned to 2024-11-05 and negotiated.
+// with the protocol revision pinned to 2024-11-05 and negotiated. Negotiated
+// (2025-11-25), tools/list carries outputSchemas, so the SDK validates every
+// call's structuredContent against them (callTool throws on a mismatch), and
+// a missing argument comes back as an isError result.
 //
 // Tools read a fake PostgREST that returns no rows, so a call succeeds with
 // the tool's not-found value; the database-backed path is covered by the

@@ -132,21 +132,27 @@ type testEnv struct {
 	e    *echo.Echo
 	auth *fakeAuth
 	logs *lockedBuffer
+	// restHits counts the requests the fake PostgREST answered.
+	restHits atomic.Int64
 }
 
 // newTestEnv builds a Server with fakes and mounts it where the gateway does.
 func newTestEnv(t testing.TB, mod func(*Options)) *testEnv {
 	t.Helper()
+	env := &testEnv{auth: &fakeAuth{}, logs: &lockedBuffer{}}
 	rest := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		env.restHits.Add(1)
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, "[]")
 	}))
 	t.Cleanup(rest.Close)
-	base, err := postgrest.New(postgrest.Options{BaseURL: rest.URL + "/rest/v1", APIKey: "anon"})
+	// Observe is wired as the gateway wires it, so tool calls count their
+	// upstream requests for the audit line.
+	base, err := postgrest.New(postgrest.Options{BaseURL: rest.URL + "/rest/v1", APIKey: "anon",
+		Observe: func(ctx context.Context, _ string, _ int, _ error) { CountUpstream(ctx) }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &testEnv{auth: &fakeAuth{}, logs: &lockedBuffer{}}
 	opts := Options{
 		Auth:   env.auth,
 		Users:  &fakeUsers{base: base},

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 )
 
@@ -115,14 +116,18 @@ func largeSubmission(files, fileBytes, tests, outputBytes int) *jsjson.Object {
 // BenchmarkEncodeToolResult measures the response path of a large
 // tools/call: the result pretty-printed as the original's
 // JSON.stringify(result, null, 2), wrapped as MCP text content (escaped a
-// second time), and framed as a JSON-RPC response.
+// second time), and framed as a JSON-RPC response. The structured cases
+// add the compact structuredContent copy that revisions 2025-06-18 and
+// later carry.
 func BenchmarkEncodeToolResult(b *testing.B) {
 	cases := []struct {
-		name string
-		v    *jsjson.Object
+		name       string
+		v          *jsjson.Object
+		structured bool
 	}{
-		{"small_6_files", largeSubmission(6, 2<<10, 8, 512)},
-		{"large_60_files_200_tests", largeSubmission(60, 16<<10, 200, 4<<10)},
+		{"small_6_files", largeSubmission(6, 2<<10, 8, 512), false},
+		{"large_60_files_200_tests", largeSubmission(60, 16<<10, 200, 4<<10), false},
+		{"large_60_files_200_tests_structured", largeSubmission(60, 16<<10, 200, 4<<10), true},
 	}
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
@@ -131,7 +136,13 @@ func BenchmarkEncodeToolResult(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				resp := resultResponse(float64(7), toolCallResult(text))
+				var structured []byte
+				if tc.structured {
+					if structured, err = jsjson.Marshal(tools.StructuredResult(tc.v)); err != nil {
+						b.Fatal(err)
+					}
+				}
+				resp := resultResponse(float64(7), toolCallResult(text, structured))
 				out, err := resp.appendJSON(make([]byte, 0, 128+len(resp.result)))
 				if err != nil {
 					b.Fatal(err)

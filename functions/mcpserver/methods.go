@@ -36,19 +36,22 @@ var pingResult = []byte(`{}`)
 func (s *Server) dispatch(ctx context.Context, cl *caller, msg *jsjson.Object, log *slog.Logger) *response {
 	id := msg.Value("id")
 	method, present := msg.Get("method")
-	if name, ok := method.(string); ok {
-		switch name {
-		case methodInitialize:
-			return resultResponse(id, s.initializeResults[s.negotiate(msg.Value("params"))])
-		case methodToolsList:
-			return resultResponse(id, s.toolsListResult)
-		case methodToolsCall:
-			return s.toolsCall(ctx, cl, id, msg.Value("params"), log)
-		case methodInitialized:
-			return nil
-		case methodPing:
-			return resultResponse(id, pingResult)
+	name, _ := method.(string)
+	s.metrics.RPCRequest(name)
+	switch name {
+	case methodInitialize:
+		return resultResponse(id, s.initializeResults[s.negotiate(msg.Value("params"))])
+	case methodToolsList:
+		if structuredOutput(cl.version) {
+			return resultResponse(id, s.toolsListResultStructured)
 		}
+		return resultResponse(id, s.toolsListResult)
+	case methodToolsCall:
+		return s.toolsCall(ctx, cl, id, msg.Value("params"), log)
+	case methodInitialized:
+		return nil
+	case methodPing:
+		return resultResponse(id, pingResult)
 	}
 	return errorResponse(id, codeMethodNotFound, "Method not found: "+jsString(method, present))
 }
@@ -57,6 +60,12 @@ func (s *Server) dispatch(ctx context.Context, cl *caller, msg *jsjson.Object, l
 // (a missing name is "undefined"); params.arguments is used when it is an
 // object, and is otherwise treated as {} — the original's `arguments || {}`
 // followed by property reads that find nothing on a non-object.
+//
+// The answer depends on the request's revision: from 2025-06-18 the result
+// also carries structuredContent {"result": <value>}; from 2025-11-25
+// arguments that fail the tool's schema are a tool execution error (an
+// isError result the model can act on, SEP-1303) and an unknown tool is
+// -32602. Every call is counted in Metrics and written to the audit log.
 func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log *slog.Logger) (resp *response) {
 	name := "undefined"
 	var args *jsjson.Object
@@ -66,26 +75,54 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 		args, _ = p.Object("arguments")
 	}
 	start := time.Now()
+	ctx, upstream := withUpstreamCounter(ctx)
+	outcome := OutcomeError
 	defer func() {
 		// A panicking tool must not take the batch (or the process) down.
 		if r := recover(); r != nil {
 			log.Error("mcp-server: tool panicked", "tool", name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-			resp = errorResponse(id, codeServerError, msgInternalError)
+			resp, outcome = errorResponse(id, codeServerError, msgInternalError), OutcomeError
 		}
+		d := time.Since(start)
+		s.metrics.ToolCall(name, outcome, d)
+		s.auditToolCall(cl, name, args, outcome, d, upstream.Load())
 	}()
 	result, err := s.callTool(ctx, cl.db, cl.principal.Scopes, name, args)
 	if err != nil {
+		outcome = toolOutcome(err)
 		code := toolErrorCode(err)
 		log.Info("mcp-server: tool call failed", "tool", name, "duration_ms", time.Since(start).Milliseconds(), "code", code, "error", err)
+		if toolInputErrorsAsResults(cl.version) {
+			switch outcome {
+			case OutcomeInvalidParams:
+				return resultResponse(id, toolErrorResult(err.Error()))
+			case OutcomeUnknownTool:
+				code = codeInvalidParams
+			}
+		}
 		return errorResponse(id, code, err.Error())
+	}
+	if s.redactor != nil {
+		var n int
+		if result, n = s.redactor.Value(result); n > 0 {
+			log.Warn("mcp-server: redacted credential-named values from a tool result", "tool", name, "values", n)
+		}
 	}
 	text, err := jsjson.MarshalIndent(result)
 	if err != nil {
 		log.Error("mcp-server: encoding tool result", "tool", name, "error", err)
 		return errorResponse(id, codeServerError, msgInternalError)
 	}
+	var structured []byte
+	if structuredOutput(cl.version) {
+		if structured, err = jsjson.Marshal(tools.StructuredResult(result)); err != nil {
+			log.Error("mcp-server: encoding structured tool result", "tool", name, "error", err)
+			return errorResponse(id, codeServerError, msgInternalError)
+		}
+	}
+	outcome = OutcomeOK
 	log.Info("mcp-server: tool call", "tool", name, "duration_ms", time.Since(start).Milliseconds(), "result_bytes", len(text))
-	return resultResponse(id, toolCallResult(text))
+	return resultResponse(id, toolCallResult(text, structured))
 }
 
 // toolErrorCode maps a registry error to its JSON-RPC code. Only schema
@@ -99,12 +136,28 @@ func toolErrorCode(err error) int {
 	return codeServerError
 }
 
-// toolCallResult returns {"content":[{"type":"text","text":<text>}]}.
-func toolCallResult(text []byte) []byte {
-	dst := make([]byte, 0, len(text)+len(text)/8+48)
+// toolCallResult returns {"content":[{"type":"text","text":<text>}]}, with
+// ,"structuredContent":<structured> before the closing brace when
+// structured (compact JSON) is not nil.
+func toolCallResult(text, structured []byte) []byte {
+	dst := make([]byte, 0, len(text)+len(text)/8+len(structured)+72)
 	dst = append(dst, `{"content":[{"type":"text","text":`...)
 	dst = jsjson.AppendString(dst, string(text))
-	return append(dst, `}]}`...)
+	dst = append(dst, `}]`...)
+	if structured != nil {
+		dst = append(dst, `,"structuredContent":`...)
+		dst = append(dst, structured...)
+	}
+	return append(dst, '}')
+}
+
+// toolErrorResult returns a tool execution error:
+// {"content":[{"type":"text","text":<message>}],"isError":true}.
+func toolErrorResult(message string) []byte {
+	dst := make([]byte, 0, len(message)+64)
+	dst = append(dst, `{"content":[{"type":"text","text":`...)
+	dst = jsjson.AppendString(dst, message)
+	return append(dst, `}],"isError":true}`...)
 }
 
 // initializeResult returns the initialize result for version, with the
@@ -116,18 +169,23 @@ func initializeResult(version string) []byte {
 }
 
 // toolsListResult encodes {"tools":[{name, description, inputSchema}…]} in
-// catalogue order. The catalogue is fixed, so this runs once per process.
-func toolsListResult(reg *tools.Registry) ([]byte, error) {
+// catalogue order, with each declared outputSchema after inputSchema when
+// withOutput is set. The catalogue is fixed, so this runs once per process.
+func toolsListResult(reg *tools.Registry, withOutput bool) ([]byte, error) {
 	list := make([]any, 0, len(reg.Tools()))
 	for _, t := range reg.Tools() {
 		schema := t.InputSchema
 		if schema == nil {
 			schema = jsjson.NewObject(0)
 		}
-		list = append(list, jsjson.NewObject(3).
+		entry := jsjson.NewObject(4).
 			Set("name", t.Name).
 			Set("description", t.Description).
-			Set("inputSchema", schema))
+			Set("inputSchema", schema)
+		if withOutput && t.OutputSchema != nil {
+			entry.Set("outputSchema", t.OutputSchema)
+		}
+		list = append(list, entry)
 	}
 	return jsjson.Marshal(jsjson.NewObject(1).Set("tools", list))
 }

@@ -29,6 +29,7 @@ func (s *Server) servePOST(c echo.Context) error {
 	if !ok {
 		return writeJSON(c, http.StatusBadRequest, envelope(codeServerError, unsupportedVersionMessage(version)))
 	}
+	cl.version, cl.requestID = version, requestID(c)
 
 	body, err := s.readBody(c.Request())
 	if err != nil {

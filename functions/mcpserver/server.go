@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/redact"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
@@ -91,9 +92,33 @@ type Options struct {
 	// asks, and ignores the MCP-Protocol-Version header: the original's exact
 	// behaviour. When false, initialize echoes a requested supported revision
 	// (else the newest), requests whose MCP-Protocol-Version header names an
-	// unsupported revision get 400, and batches are refused under revisions
-	// that removed them (2025-06-18 and later).
+	// unsupported revision get 400, batches are refused under revisions
+	// that removed them (2025-06-18 and later), and requests made under
+	// 2025-06-18 or later get outputSchema and structuredContent (2025-11-25
+	// also isError results for invalid arguments); see the package
+	// documentation.
 	PinProtocol2024 bool
+	// AllowedOrigins, when non-empty and without "*", is the list of
+	// browser origins (e.g. "https://app.pawtograder.com") allowed to call
+	// the server: a request whose Origin header names another origin gets
+	// 403 before authentication (DNS-rebinding protection), and allowed
+	// origins are echoed in Access-Control-Allow-Origin with Vary: Origin.
+	// Requests without Origin (non-browser clients) are unaffected. Empty
+	// (the default) allows every origin with Access-Control-Allow-Origin: *,
+	// as the original does.
+	AllowedOrigins []string
+	// Metrics receives request, tool-call and stream counters; nil records
+	// nothing. *metrics.Metrics satisfies it.
+	Metrics Metrics
+	// Audit, when set, receives one "tool call" line per tools/call
+	// (docs/audit.md): who called which tool for which class, the outcome,
+	// the duration and the number of upstream requests. Never arguments or
+	// results.
+	Audit *slog.Logger
+	// Redact, when set, scrubs values stored under credential-named keys
+	// from every tool result before it is serialised (text and
+	// structuredContent alike), logging a warning without the values.
+	Redact *redact.Redactor
 	// Logger receives operational logs. Default: discard.
 	Logger *slog.Logger
 }
@@ -110,6 +135,10 @@ type Server struct {
 	keepAlive   time.Duration
 	resourceURL string
 	pinProtocol bool
+	origins     *originPolicy // nil: every origin
+	metrics     Metrics
+	audit       *slog.Logger // nil: no audit lines
+	redactor    *redact.Redactor
 	log         *slog.Logger
 
 	streams *streamLimiter
@@ -118,9 +147,12 @@ type Server struct {
 	// exercise results and failures the catalogue cannot produce offline.
 	callTool func(ctx context.Context, db *userdb.Client, scopes []string, name string, args *jsjson.Object) (any, error)
 
-	// Pre-encoded results: initialize per protocol revision, and tools/list.
-	initializeResults map[string][]byte
-	toolsListResult   []byte
+	// Pre-encoded results: initialize per protocol revision, and tools/list
+	// without outputSchema (the original's) and with it (2025-06-18 and
+	// later).
+	initializeResults         map[string][]byte
+	toolsListResult           []byte
+	toolsListResultStructured []byte
 }
 
 // New validates opts and returns a Server.
@@ -145,6 +177,10 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxBodyBytes < 0 || opts.MaxBatch < 0 || opts.MaxStreams < 0 || opts.MaxStreamsPerToken < 0 || opts.KeepAlive < 0 {
 		errs = append(errs, errors.New("mcpserver: limits and KeepAlive must not be negative"))
 	}
+	origins, err := newOriginPolicy(opts.AllowedOrigins)
+	if err != nil {
+		errs = append(errs, err)
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -157,6 +193,10 @@ func New(opts Options) (*Server, error) {
 		keepAlive:   opts.KeepAlive,
 		resourceURL: opts.ResourceMetadataURL,
 		pinProtocol: opts.PinProtocol2024,
+		origins:     origins,
+		metrics:     opts.Metrics,
+		audit:       opts.Audit,
+		redactor:    opts.Redact,
 		log:         opts.Logger,
 		streams: newStreamLimiter(
 			orDefault(opts.MaxStreams, DefaultMaxStreams),
@@ -169,12 +209,17 @@ func New(opts Options) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	if s.metrics == nil {
+		s.metrics = noMetrics{}
+	}
 	s.initializeResults = make(map[string][]byte, len(supportedVersions))
 	for _, v := range supportedVersions {
 		s.initializeResults[v] = initializeResult(v)
 	}
-	var err error
-	if s.toolsListResult, err = toolsListResult(s.tools); err != nil {
+	if s.toolsListResult, err = toolsListResult(s.tools, false); err != nil {
+		return nil, fmt.Errorf("mcpserver: encoding tools/list: %w", err)
+	}
+	if s.toolsListResultStructured, err = toolsListResult(s.tools, true); err != nil {
 		return nil, fmt.Errorf("mcpserver: encoding tools/list: %w", err)
 	}
 	return s, nil
@@ -242,18 +287,14 @@ const (
 	corsExposeHeaders = "WWW-Authenticate"
 )
 
-func setCORS(h http.Header) {
-	h.Set("Access-Control-Allow-Origin", corsAllowOrigin)
-	h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
-	h.Set("Access-Control-Allow-Methods", corsAllowMethods)
-	h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
-}
-
 // Handle serves one request in the original's routing order (protocol.md
-// A1). It writes every answer itself and returns an error only when the
-// connection failed mid-answer.
+// A1), after the Origin check when Options.AllowedOrigins is set. It writes
+// every answer itself and returns an error only when the connection failed
+// mid-answer.
 func (s *Server) Handle(c echo.Context) error {
-	setCORS(c.Response().Header())
+	if !s.setCORSFor(c) {
+		return s.refuseOrigin(c)
+	}
 	switch c.Request().Method {
 	case http.MethodOptions:
 		// Deno's default type for a string body.
@@ -289,13 +330,19 @@ func writeJSON(c echo.Context, status int, body []byte) error {
 	return c.Blob(status, "application/json", body)
 }
 
+// requestID returns the request id the gateway's middleware assigned (the
+// X-Request-Id response header), else the one the client sent, else "".
+func requestID(c echo.Context) string {
+	if id := c.Response().Header().Get(echo.HeaderXRequestID); id != "" {
+		return id
+	}
+	return c.Request().Header.Get(echo.HeaderXRequestID)
+}
+
 // requestLogger returns the server's logger tagged with the request id the
 // gateway's middleware assigned, when there is one.
 func (s *Server) requestLogger(c echo.Context) *slog.Logger {
-	id := c.Response().Header().Get(echo.HeaderXRequestID)
-	if id == "" {
-		id = c.Request().Header.Get(echo.HeaderXRequestID)
-	}
+	id := requestID(c)
 	if id == "" {
 		return s.log
 	}

@@ -419,7 +419,7 @@ func TestToolCallResult(t *testing.T) {
 		{"null", `{"content":[{"type":"text","text":"null"}]}`},
 		{"{\n  \"a\": \"<\u2028>\"\n}", `{"content":[{"type":"text","text":"{\n  \"a\": \"<` + "\u2028" + `>\"\n}"}]}`},
 	} {
-		if diff := cmp.Diff(tc.want, string(toolCallResult([]byte(tc.text)))); diff != "" {
+		if diff := cmp.Diff(tc.want, string(toolCallResult([]byte(tc.text), nil))); diff != "" {
 			t.Errorf("toolCallResult(%q) (-want +got):\n%s", tc.text, diff)
 		}
 	}

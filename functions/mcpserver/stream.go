@@ -58,6 +58,8 @@ func (s *Server) serveGET(c echo.Context) error {
 		return writeJSON(c, status, errorBody(msg))
 	}
 	defer release()
+	s.metrics.StreamOpened()
+	defer s.metrics.StreamClosed()
 
 	w := c.Response()
 	h := w.Header()

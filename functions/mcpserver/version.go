@@ -44,19 +44,46 @@ func unsupportedVersionMessage(v string) string {
 		" (supported versions: " + strings.Join(supportedVersions, ", ") + ")"
 }
 
-// requestVersion reads the MCP-Protocol-Version header. ok is false when the
-// header names an unsupported revision, which the transport answers with 400.
-// The version is "" when the header is absent or the server is pinned (the
-// original never reads it).
+// Revisions that change what the server answers.
+const (
+	// versionWithoutHeader is the revision a request without
+	// MCP-Protocol-Version is served under (transports, "Protocol Version
+	// Header": the server SHOULD assume 2025-03-26). It answers exactly as
+	// the original does.
+	versionWithoutHeader = "2025-03-26"
+	// firstVersionWithStructuredOutput added outputSchema to tools/list and
+	// structuredContent to tools/call results.
+	firstVersionWithStructuredOutput = "2025-06-18"
+	// firstVersionWithToolInputErrors reports argument validation failures
+	// as tool execution errors (isError results, SEP-1303) and unknown tools
+	// as -32602.
+	firstVersionWithToolInputErrors = "2025-11-25"
+)
+
+// requestVersion returns the revision a request is served under. With
+// PinProtocol2024 it is always the original's 2024-11-05 (the header is never
+// read); otherwise it is the MCP-Protocol-Version header, or 2025-03-26 when
+// the header is absent. ok is false when the header names an unsupported
+// revision, which the transport answers with 400; version then holds the
+// header's text for the message.
 func (s *Server) requestVersion(header string) (version string, ok bool) {
-	if s.pinProtocol || header == "" {
-		return "", true
+	switch {
+	case s.pinProtocol:
+		return protocolVersion, true
+	case header == "":
+		return versionWithoutHeader, true
 	}
 	return header, versionSupported(header)
 }
 
 // batchesAllowed reports whether a request made under version may be a
-// JSON-RPC batch. Requests without the header keep the original's batches.
-func batchesAllowed(version string) bool {
-	return version == "" || version < firstVersionWithoutBatches
-}
+// JSON-RPC batch.
+func batchesAllowed(version string) bool { return version < firstVersionWithoutBatches }
+
+// structuredOutput reports whether version has outputSchema and
+// structuredContent.
+func structuredOutput(version string) bool { return version >= firstVersionWithStructuredOutput }
+
+// toolInputErrorsAsResults reports whether version answers argument
+// validation failures with isError tool results.
+func toolInputErrorsAsResults(version string) bool { return version >= firstVersionWithToolInputErrors }

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver"
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/redact"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/repofiles"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 	"github.com/pawtograder/mcp-gateway/functions/mcptokens"
@@ -79,7 +80,7 @@ func urlOrEmpty(u interface{ String() string }, isNil bool) string {
 // buildFunctions turns the configuration into the mounted functions. Every
 // function secret is validated at request time, as the original does, so
 // nothing here fails on a missing or malformed secret.
-func buildFunctions(cfg config.Config, log *slog.Logger) (*wiring, error) {
+func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error) {
 	w := &wiring{}
 	toolNames := make([]string, 0, 16)
 	for _, t := range tools.New(tools.Options{}).Tools() {
@@ -93,6 +94,7 @@ func buildFunctions(cfg config.Config, log *slog.Logger) (*wiring, error) {
 	m := w.metrics
 	observe := func(ctx context.Context, table string, status int, err error) {
 		m.Upstream("postgrest", table, status, 0)
+		mcpserver.CountUpstream(ctx)
 	}
 
 	hc := newUpstreamClient(cfg.UpstreamTimeout)
@@ -237,6 +239,10 @@ func buildFunctions(cfg config.Config, log *slog.Logger) (*wiring, error) {
 		ResourceMetadataURL: metadataURL,
 		PinProtocol2024:     cfg.PinProtocol2024,
 		Logger:              log,
+		Metrics:             m,
+		Audit:               audit,
+		Redact:              redact.New(cfg.RedactKeys),
+		AllowedOrigins:      cfg.AllowedOrigins,
 	})
 	if err != nil {
 		return nil, err

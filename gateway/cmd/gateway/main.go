@@ -108,6 +108,20 @@ func serveCommand(stderr io.Writer) int {
 
 func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
 
+// newAuditLogger builds the audit log (one line per tools/call, see
+// docs/audit.md). Its level is fixed at info so GATEWAY_LOG_LEVEL=warn
+// cannot silence it.
+func newAuditLogger(cfg config.Config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: slog.LevelInfo}
+	var h slog.Handler
+	if cfg.LogFormat == config.LogFormatText {
+		h = slog.NewTextHandler(w, opts)
+	} else {
+		h = slog.NewJSONHandler(w, opts)
+	}
+	return slog.New(h).With(slog.String("log", "audit"), slog.String("version", version))
+}
+
 // newLogger builds the process logger; its handler adds request_id to every
 // line logged with a request's context.
 func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
@@ -137,7 +151,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 // metrics, error reporting and the fallback proxy. cleanup releases what
 // the functions hold (the last_used_at worker, queued error reports).
 func newServer(cfg config.Config, log *slog.Logger) (_ *gateway.Server, slugs []string, cleanup func(), err error) {
-	w, err := buildFunctions(cfg, log)
+	w, err := buildFunctions(cfg, log, newAuditLogger(cfg, os.Stderr))
 	if err != nil {
 		return nil, nil, nil, err
 	}

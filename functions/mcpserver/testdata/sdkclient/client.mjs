@@ -32,10 +32,17 @@ out.serverCapabilities = client.getServerCapabilities();
 const listed = await client.listTools();
 out.tools = listed.tools.map((t) => t.name);
 out.firstToolSchema = listed.tools[0]?.inputSchema ?? null;
+// From 2025-06-18 every tool declares an outputSchema, and the SDK then
+// validates each call's structuredContent against it (callTool throws when
+// it is missing or does not match).
+out.toolsWithOutputSchema = listed.tools.filter((t) => t.outputSchema !== undefined).length;
+out.firstToolOutputSchemaKeys = listed.tools[0]?.outputSchema ? Object.keys(listed.tools[0].outputSchema) : null;
 
 out.ping = await client.ping();
 
 out.call = await client.callTool({ name: "get_assignment", arguments: { assignment_id: 1, class_id: 1 } });
+// A tool whose value is an array, wrapped as {"result": [...]}.
+out.callArray = await client.callTool({ name: "search_help_requests", arguments: { class_id: 1 } });
 
 for (const [key, params] of [
   ["callMissingArgument", { name: "get_assignment", arguments: { assignment_id: 1 } }],

@@ -1,0 +1,148 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
+	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
+)
+
+// Metrics receives the transport's counters. *metrics.Metrics from
+// gateway/metrics satisfies it; the server calls it with a nil-safe no-op
+// when Options.Metrics is nil.
+type Metrics interface {
+	// RPCRequest counts one dispatched JSON-RPC request by method.
+	RPCRequest(method string)
+	// ToolCall records one tools/call: the tool, its outcome (one of the
+	// Outcome constants) and how long it ran.
+	ToolCall(tool, outcome string, d time.Duration)
+	// StreamOpened and StreamClosed track the open GET event streams.
+	StreamOpened()
+	StreamClosed()
+}
+
+// Outcomes of a tools/call, as passed to Metrics.ToolCall and written in the
+// audit line.
+const (
+	OutcomeOK            = "ok"
+	OutcomeError         = "error"
+	OutcomeInvalidParams = "invalid_params"
+	OutcomeForbidden     = "forbidden"
+	OutcomeUnknownTool   = "unknown_tool"
+)
+
+// noMetrics is the Metrics used when none is configured.
+type noMetrics struct{}
+
+func (noMetrics) RPCRequest(string)                      {}
+func (noMetrics) ToolCall(string, string, time.Duration) {}
+func (noMetrics) StreamOpened()                          {}
+func (noMetrics) StreamClosed()                          {}
+
+// toolOutcome classifies a tool call's error.
+func toolOutcome(err error) string {
+	var (
+		ip *tools.InvalidParamsError
+		ms *tools.MissingScopeError
+		ut *tools.UnknownToolError
+	)
+	switch {
+	case err == nil:
+		return OutcomeOK
+	case errors.As(err, &ip):
+		return OutcomeInvalidParams
+	case errors.As(err, &ms):
+		return OutcomeForbidden
+	case errors.As(err, &ut):
+		return OutcomeUnknownTool
+	}
+	return OutcomeError
+}
+
+// upstreamCounterKey is the context key of a tool call's upstream counter.
+type upstreamCounterKey struct{}
+
+// withUpstreamCounter returns ctx carrying a fresh counter for CountUpstream.
+func withUpstreamCounter(ctx context.Context) (context.Context, *atomic.Int64) {
+	n := new(atomic.Int64)
+	return context.WithValue(ctx, upstreamCounterKey{}, n), n
+}
+
+// CountUpstream counts one upstream (PostgREST) request made on behalf of
+// the tool call running in ctx; it does nothing for other contexts. The
+// gateway calls it from the PostgREST client's Observe hook so the audit
+// line can say how many requests a call made. It is safe for concurrent use
+// (tools issue requests in parallel).
+func CountUpstream(ctx context.Context) {
+	if n, ok := ctx.Value(upstreamCounterKey{}).(*atomic.Int64); ok {
+		n.Add(1)
+	}
+}
+
+// Audit line attribute limits: a client chooses the tool name, so an
+// unknown one is cut before it is logged.
+const maxAuditToolName = 64
+
+// auditToolCall writes the audit line of one tools/call (docs/audit.md). It
+// never logs argument text or results: only the caller's identity, the
+// tool, the class id when the arguments carry a numeric one, the outcome,
+// the duration and the number of upstream requests.
+func (s *Server) auditToolCall(cl *caller, tool string, args *jsjson.Object, outcome string, d time.Duration, upstream int64) {
+	if s.audit == nil {
+		return
+	}
+	attrs := make([]slog.Attr, 0, 9)
+	if cl.requestID != "" {
+		attrs = append(attrs, slog.String("request_id", cl.requestID))
+	}
+	p := cl.principal
+	switch {
+	case p.TokenID != "":
+		attrs = append(attrs, slog.String("token_id", p.TokenID))
+	case p.ClientID != "":
+		attrs = append(attrs, slog.String("client_id", p.ClientID))
+	}
+	if p.Kind != "" {
+		attrs = append(attrs, slog.String("credential", string(p.Kind)))
+	}
+	attrs = append(attrs, slog.String("user_id", p.UserID))
+	if outcome == OutcomeUnknownTool && len(tool) > maxAuditToolName {
+		tool = strings.ToValidUTF8(tool[:maxAuditToolName], "") + "…"
+	}
+	attrs = append(attrs, slog.String("tool", tool))
+	if id, ok := classID(args); ok {
+		attrs = append(attrs, slog.String("class_id", id))
+	}
+	attrs = append(attrs,
+		slog.String("outcome", outcome),
+		slog.Int64("duration_ms", d.Milliseconds()),
+		slog.Int64("upstream_requests", upstream))
+	// The line carries request_id itself, so it is logged without the
+	// request's context: a handler that adds request_id from the context
+	// (gateway.NewLogHandler) would print it twice.
+	s.audit.LogAttrs(context.Background(), slog.LevelInfo, "tool call", attrs...)
+}
+
+// classID returns the arguments' class_id as text when it is a number (as
+// every tool declares it) or a string of at most 20 digits; anything else
+// is argument text and is not logged.
+func classID(args *jsjson.Object) (string, bool) {
+	if args == nil {
+		return "", false
+	}
+	switch v := args.Value("class_id").(type) {
+	case float64:
+		return string(jsjson.AppendNumber(nil, v)), true
+	case string:
+		if v == "" || len(v) > 20 || strings.Trim(v, "0123456789") != "" {
+			return "", false
+		}
+		return v, true
+	}
+	return "", false
+}
