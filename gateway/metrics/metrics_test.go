@@ -1,7 +1,9 @@
 package metrics
 
 import (
+	"net/http"
 	"net/http/httptest"
+	"path"
 	"strings"
 	"testing"
 	"time"
@@ -71,4 +73,33 @@ func TestNilMetricsIsSafe(t *testing.T) {
 	m.StreamOpened()
 	m.StreamClosed()
 	m.JWTCache(true)
+}
+
+func TestRoundTripperRecordsUpstreams(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/rest/v1/missing" {
+			w.WriteHeader(http.StatusNotFound)
+		}
+	}))
+	defer srv.Close()
+	m := New(Options{Tables: []string{"assignments"}})
+	table := func(r *http.Request) string { return path.Base(r.URL.Path) }
+	c := &http.Client{Transport: m.RoundTripper(srv.Client().Transport, "postgrest", table)}
+	for _, p := range []string{"/rest/v1/assignments", "/rest/v1/assignments", "/rest/v1/missing"} {
+		resp, err := c.Get(srv.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	if got := testutil.ToFloat64(m.upstream.WithLabelValues("postgrest", "assignments", "2xx")); got != 2 {
+		t.Errorf("assignments 2xx = %v, want 2", got)
+	}
+	if got := testutil.ToFloat64(m.upstream.WithLabelValues("postgrest", "other", "4xx")); got != 1 {
+		t.Errorf("clamped 4xx = %v, want 1", got)
+	}
+	var none *Metrics
+	if none.RoundTripper(http.DefaultTransport, "x", table) != http.DefaultTransport {
+		t.Error("nil metrics must not wrap")
+	}
 }

@@ -54,6 +54,9 @@ type Options struct {
 	Now func() time.Time
 	// CacheEntries bounds the per-user JWT cache; default 10 000.
 	CacheEntries int
+	// OnCache, when set, is told whether each ForUser found a reusable
+	// JWT (hit) or had to mint or wait for one (miss), for metrics.
+	OnCache func(hit bool)
 }
 
 // Factory hands out per-user PostgREST clients (A7 steps 11–12, A10).
@@ -68,6 +71,8 @@ type Factory struct {
 	keyOnce sync.Once
 	key     *signingKey
 	keyErr  error
+
+	onCache func(hit bool)
 
 	flight singleflight.Group
 	mints  atomic.Int64 // JWTs signed, for tests and metrics
@@ -87,11 +92,12 @@ type cacheEntry struct {
 // reported by ForUser with the original's messages.
 func NewFactory(opts Options) *Factory {
 	f := &Factory{
-		rawKey: opts.SigningJWK,
-		now:    opts.Now,
-		max:    opts.CacheEntries,
-		byID:   make(map[string]*list.Element),
-		order:  list.New(),
+		rawKey:  opts.SigningJWK,
+		now:     opts.Now,
+		onCache: opts.OnCache,
+		max:     opts.CacheEntries,
+		byID:    make(map[string]*list.Element),
+		order:   list.New(),
 	}
 	if f.now == nil {
 		f.now = time.Now
@@ -135,7 +141,13 @@ func (f *Factory) ForUser(ctx context.Context, userID string) (*Client, error) {
 // token returns a cached or freshly minted user JWT.
 func (f *Factory) token(userID string) (string, error) {
 	if tok, ok := f.lookup(userID, f.now().UnixMilli()); ok {
+		if f.onCache != nil {
+			f.onCache(true)
+		}
 		return tok, nil
+	}
+	if f.onCache != nil {
+		f.onCache(false)
 	}
 	v, err, _ := f.flight.Do(userID, func() (any, error) {
 		// A flight that finished just before this one may have stored it.

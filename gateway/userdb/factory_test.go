@@ -237,7 +237,15 @@ func TestForUserCache(t *testing.T) {
 	var mu sync.Mutex
 	clk := func() time.Time { mu.Lock(); defer mu.Unlock(); return time.UnixMilli(now) }
 	set := func(ms int64) { mu.Lock(); now = ms; mu.Unlock() }
-	f := NewFactory(Options{RestURL: "http://rest.invalid/rest/v1", AnonKey: "anon", SigningJWK: k.jwk("kid-1"), Now: clk})
+	var hits, misses int
+	f := NewFactory(Options{RestURL: "http://rest.invalid/rest/v1", AnonKey: "anon", SigningJWK: k.jwk("kid-1"), Now: clk,
+		OnCache: func(hit bool) {
+			if hit {
+				hits++
+			} else {
+				misses++
+			}
+		}})
 
 	t1, err := f.token("u1")
 	if err != nil {
@@ -254,6 +262,9 @@ func TestForUserCache(t *testing.T) {
 	}
 	if n := f.Mints(); n != 2 {
 		t.Errorf("mints = %d, want 2", n)
+	}
+	if hits != 2 || misses != 2 {
+		t.Errorf("cache hits/misses = %d/%d, want 2/2", hits, misses)
 	}
 	other, _ := f.token("u2")
 	if other == t4 {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 	"github.com/pawtograder/mcp-gateway/functions/mcptokens"
 	"github.com/pawtograder/mcp-gateway/gateway"
+	"github.com/pawtograder/mcp-gateway/gateway/apierror"
 	"github.com/pawtograder/mcp-gateway/gateway/config"
 	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
 	"github.com/pawtograder/mcp-gateway/gateway/metrics"
@@ -50,24 +52,88 @@ type wiring struct {
 	metrics    *metrics.Metrics
 }
 
-// newUpstreamClient is the one pooled HTTP client for PostgREST, Auth and
-// the JWKS: keep-alive connections sized for many concurrent tool calls,
-// and a hard cap per call on top of the request's own deadline.
-func newUpstreamClient(timeout time.Duration) *http.Client {
-	return &http.Client{
-		Timeout: timeout,
-		Transport: &http.Transport{
-			Proxy:                 http.ProxyFromEnvironment,
-			DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-			MaxIdleConns:          512,
-			MaxIdleConnsPerHost:   256,
-			IdleConnTimeout:       90 * time.Second,
-			TLSHandshakeTimeout:   10 * time.Second,
-			ExpectContinueTimeout: time.Second,
-			ForceAttemptHTTP2:     true,
-		},
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+// newUpstreamTransport is a pooled transport sized for many concurrent
+// tool calls. Go's transport already retries an idempotent request (GET,
+// HEAD) once when a reused keep-alive connection turns out to be dead, and
+// never retries a POST or PATCH, which is the retry policy the gateway
+// wants; no retry layer is added on top.
+func newUpstreamTransport() *http.Transport {
+	return &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:          512,
+		MaxIdleConnsPerHost:   256,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		ForceAttemptHTTP2:     true,
 	}
+}
+
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// authEndpoint and githubEndpoint classify upstream requests into the few
+// values the metrics' endpoint label may take.
+func authEndpoint(r *http.Request) string {
+	if strings.HasSuffix(r.URL.Path, "/jwks.json") {
+		return "jwks"
+	}
+	return "user"
+}
+
+func githubEndpoint(r *http.Request) string {
+	p := r.URL.Path
+	switch {
+	case strings.HasSuffix(p, "/access_tokens"):
+		return "token"
+	case strings.Contains(p, "/installation"):
+		return "installation"
+	case strings.Contains(p, "/contents"):
+		return "contents"
+	}
+	return "other"
+}
+
+// meteredAuth records each mcp-server authentication outcome by reason
+// and credential type.
+type meteredAuth struct {
+	*mcpauth.Authenticator
+	m *metrics.Metrics
+}
+
+func (a meteredAuth) Authenticate(ctx context.Context, header string) (*mcpauth.Principal, error) {
+	p, err := a.Authenticator.Authenticate(ctx, header)
+	credential := "none"
+	switch {
+	case p != nil:
+		credential = string(p.Kind)
+	case strings.Contains(header, "mcp_"):
+		credential = string(mcpauth.KindAPIToken)
+	case header != "":
+		credential = "other"
+	}
+	if err != nil {
+		a.m.AuthOutcome(string(apierror.As(err).Reason), credential)
+	} else {
+		a.m.AuthOutcome("ok", credential)
+	}
+	return p, err
+}
+
+// meteredSessions records mcp-tokens' session look-ups the same way.
+type meteredSessions struct {
+	*mcpauth.AuthClient
+	m *metrics.Metrics
+}
+
+func (s meteredSessions) GetUser(ctx context.Context, token string) (*mcpauth.SupabaseUser, error) {
+	u, err := s.AuthClient.GetUser(ctx, token)
+	if err != nil {
+		s.m.AuthOutcome(string(apierror.As(err).Reason), "session")
+	} else {
+		s.m.AuthOutcome("ok", "session")
+	}
+	return u, err
 }
 
 func urlOrEmpty(u interface{ String() string }, isNil bool) string {
@@ -92,16 +158,20 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 		Tables:    knownTables,
 	})
 	m := w.metrics
+	// Upstream requests are counted and timed at the transport; the
+	// PostgREST hook only attributes them to the tool call in flight.
 	observe := func(ctx context.Context, table string, status int, err error) {
-		m.Upstream("postgrest", table, status, 0)
 		mcpserver.CountUpstream(ctx)
 	}
-
-	hc := newUpstreamClient(cfg.UpstreamTimeout)
+	base := newUpstreamTransport()
+	hc := &http.Client{Timeout: cfg.UpstreamTimeout, CheckRedirect: noRedirects,
+		Transport: m.RoundTripper(base, "postgrest", func(r *http.Request) string { return path.Base(r.URL.Path) })}
+	authHC := &http.Client{Timeout: cfg.UpstreamTimeout, CheckRedirect: noRedirects,
+		Transport: m.RoundTripper(base, "auth", authEndpoint)}
 	restURL := urlOrEmpty(cfg.PostgRESTURL, cfg.PostgRESTURL == nil)
 	authURL := urlOrEmpty(cfg.AuthURL, cfg.AuthURL == nil)
 
-	sessions := &mcpauth.AuthClient{AuthURL: authURL, AnonKey: cfg.SupabaseAnonKey, HTTPClient: hc}
+	sessions := &mcpauth.AuthClient{AuthURL: authURL, AnonKey: cfg.SupabaseAnonKey, HTTPClient: authHC}
 
 	// Supabase access tokens (OAuth connectors) need a public resource URL
 	// and an issuer; without them only mcp_ tokens are accepted.
@@ -132,7 +202,7 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 				JWKSURL:      jwks,
 				Audiences:    []string{resource, "authenticated"},
 				LegacySecret: cfg.OAuthLegacySecret,
-				HTTPClient:   hc,
+				HTTPClient:   authHC,
 			})
 			if err != nil {
 				return nil, err
@@ -158,6 +228,7 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 		SigningJWK: cfg.JWTSecret,
 		HTTPClient: hc,
 		Observe:    observe,
+		OnCache:    m.JWTCache,
 	})
 	w.close = auth.Close
 
@@ -169,7 +240,7 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 		}
 	}
 	tokens, err := mcptokens.New(mcptokens.Options{
-		Users: sessions,
+		Users: meteredSessions{sessions, m},
 		ForSession: func(userID, token string) *userdb.Client {
 			if anonBase == nil {
 				return nil
@@ -207,8 +278,9 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 	repos, err := repofiles.New(repofiles.Options{
 		AppID:         cfg.GitHubAppID,
 		PrivateKeyPEM: cfg.GitHubPrivateKey,
-		HTTPClient:    &http.Client{Timeout: cfg.UpstreamTimeout},
-		Logger:        log,
+		HTTPClient: &http.Client{Timeout: cfg.UpstreamTimeout,
+			Transport: m.RoundTripper(newUpstreamTransport(), "github", githubEndpoint)},
+		Logger: log,
 	})
 	if err != nil {
 		// A malformed GitHub App key is an operator error worth stopping
@@ -229,7 +301,7 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 		perToken = 1 << 30
 	}
 	server, err := mcpserver.New(mcpserver.Options{
-		Auth:                auth,
+		Auth:                meteredAuth{auth, m},
 		Users:               users,
 		Tools:               registry,
 		EdgeFunctionsURL:    cfg.EdgeFunctionsURL,
