@@ -108,6 +108,10 @@ type Config struct {
 	PostgRESTURL *url.URL
 	// AuthURL is GATEWAY_AUTH_URL (default <SUPABASE_URL>/auth/v1).
 	AuthURL *url.URL
+	// PostgRESTDirect and AuthDirect are true when GATEWAY_POSTGREST_URL or
+	// GATEWAY_AUTH_URL is set: those reach the service directly, bypassing
+	// the API gateway, so no apikey header is sent there.
+	PostgRESTDirect, AuthDirect bool
 	// MCPServerEnabled is MCP_SERVER_ENABLED.
 	MCPServerEnabled bool
 	// MaxStreams is GATEWAY_MAX_STREAMS, the cap on open SSE streams per
@@ -186,6 +190,8 @@ func Load(getenv func(string) string) (Config, error) {
 	c.PublicURL = p.baseURL("GATEWAY_PUBLIC_URL", publicDefault)
 	c.PostgRESTURL = p.baseURL("GATEWAY_POSTGREST_URL", join(c.SupabaseURL, "/rest/v1"))
 	c.AuthURL = p.baseURL("GATEWAY_AUTH_URL", join(c.SupabaseURL, "/auth/v1"))
+	c.PostgRESTDirect = p.lookup("GATEWAY_POSTGREST_URL") != ""
+	c.AuthDirect = p.lookup("GATEWAY_AUTH_URL") != ""
 
 	c.MCPServerEnabled = p.boolean("MCP_SERVER_ENABLED", true)
 	c.MaxStreams = p.count("GATEWAY_MAX_STREAMS", DefaultMaxStreams)

@@ -116,6 +116,8 @@ func TestLoadValid(t *testing.T) {
 				c.PostgRESTURL = mustURL(t, "http://rest:3000")
 				c.AuthURL = mustURL(t, "http://auth:9999")
 				c.OAuthIssuer = "http://auth:9999"
+				c.PostgRESTDirect = true
+				c.AuthDirect = true
 			},
 		},
 		{

@@ -65,32 +65,43 @@ func Main(m *testing.M, env **Env) {
 }
 
 func run(m *testing.M, out **Env) int {
+	env, err := open()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gatewaytest:", err)
+		return 1
+	}
+	if env.Stack != nil {
+		defer env.Stack.Close()
+	}
+	*out = env
+	return m.Run()
+}
+
+// open returns the real stack named by GATEWAY_TEST_SUPABASE_URL, or starts
+// a local one (the caller closes Env.Stack).
+func open() (*Env, error) {
 	if url := os.Getenv("GATEWAY_TEST_SUPABASE_URL"); url != "" {
-		*out = &Env{
+		return &Env{
 			URL: url, RestURL: url + "/rest/v1", AuthURL: url + "/auth/v1",
 			AnonKey:        os.Getenv("GATEWAY_TEST_ANON_KEY"),
 			ServiceRoleKey: os.Getenv("GATEWAY_TEST_SERVICE_ROLE_KEY"),
 			SigningJWK:     os.Getenv("GATEWAY_TEST_SIGNING_JWK"),
 			DatabaseURL:    os.Getenv("GATEWAY_TEST_DATABASE_URL"),
 			legacySecret:   os.Getenv("GATEWAY_TEST_JWT_SECRET"),
-		}
-		return m.Run()
+		}, nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
 	s, err := devstack.Start(ctx, devstack.Options{})
-	cancel()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "gatewaytest: starting the local stack:", err)
-		return 1
+		return nil, fmt.Errorf("starting the local stack: %w", err)
 	}
-	defer s.Close()
-	*out = &Env{
+	return &Env{
 		URL: s.URL, RestURL: s.RestURL, AuthURL: s.AuthURL,
 		AnonKey: s.AnonKey, ServiceRoleKey: s.ServiceRoleKey,
 		SigningJWK: s.GatewaySigningJWK, DatabaseURL: s.DatabaseURL,
 		Stack: s, legacySecret: s.JWTSecret,
-	}
-	return m.Run()
+	}, nil
 }
 
 // SessionToken signs userID in, as the web app's browser session would be:

@@ -29,6 +29,9 @@ type AuthClient struct {
 	AuthURL string
 	// AnonKey is sent as the apikey header.
 	AnonKey string
+	// DirectUpstream says AuthURL is GoTrue itself, not Supabase's API
+	// gateway, so no apikey header is sent (the key must still be set).
+	DirectUpstream bool
 	// HTTPClient defaults to a client over http.DefaultTransport.
 	HTTPClient *http.Client
 	// MaxBodyBytes bounds the response; 0 means DefaultAuthMaxBody.
@@ -120,7 +123,9 @@ func (c *AuthClient) getUser(ctx context.Context, token string) (*SupabaseUser, 
 	if err != nil {
 		return nil, &AuthError{Message: transportMessage(err), Err: err}
 	}
-	req.Header.Set("apikey", c.AnonKey)
+	if !c.DirectUpstream {
+		req.Header.Set("apikey", c.AnonKey)
+	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Accept", "application/json")
 	hc := c.HTTPClient

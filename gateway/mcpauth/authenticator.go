@@ -72,6 +72,9 @@ type Options struct {
 	// Sessions confirms that a Supabase access token's session still
 	// exists (a signed-out grant keeps a valid signature until it expires).
 	Sessions *AuthClient
+	// DirectUpstream says RestURL is PostgREST itself, not Supabase's API
+	// gateway: the service key then goes only in Authorization.
+	DirectUpstream bool
 }
 
 // Authenticator turns an Authorization header into a Principal (A7 steps
@@ -147,7 +150,7 @@ func New(opts Options) (*Authenticator, error) {
 	if opts.RestURL != "" && opts.ServiceRoleKey != "" {
 		c, err := postgrest.New(postgrest.Options{
 			BaseURL:      opts.RestURL,
-			APIKey:       opts.ServiceRoleKey,
+			APIKey:       directless(opts.ServiceRoleKey, opts.DirectUpstream),
 			HTTPClient:   opts.HTTPClient,
 			MaxBodyBytes: serviceMaxBody,
 		})
@@ -284,4 +287,12 @@ func (a *Authenticator) EnsureRevoked(ctx context.Context, tokenID string) error
 		return UpstreamUnavailable("Token revocation", insErr)
 	}
 	return nil
+}
+
+// directless is the apikey header value: none for a direct upstream.
+func directless(key string, direct bool) string {
+	if direct {
+		return ""
+	}
+	return key
 }

@@ -3,59 +3,38 @@ package mcpauth
 import (
 	"context"
 	"errors"
-	"os"
+	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
-	"github.com/pawtograder/mcp-gateway/supabase/devstack"
+	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
 )
 
-// The local stack (Postgres with the fixture schema, seed and RLS, behind a
-// PostgREST-compatible API) is started on first use and shared by the
-// package's tests, so unit-only runs (-run Matrix) never pay for it.
-var (
-	stackOnce sync.Once
-	stack     *devstack.Stack
-	stackErr  error
-)
+// The package's Supabase stack (gatewaytest: a local stack, or the real
+// one named by GATEWAY_TEST_SUPABASE_URL) is started on first use, so
+// unit-only runs (-run Matrix) never pay for it.
+var stack gatewaytest.Lazy
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if stack != nil {
-		_ = stack.Close()
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { gatewaytest.MainLazy(m, &stack) }
 
-func sharedStack(t *testing.T) *devstack.Stack {
+func sharedStack(t *testing.T) *gatewaytest.Env {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("needs the local stack (PostgreSQL); skipped with -short")
+		t.Skip("needs the Supabase stack (PostgreSQL); skipped with -short")
 	}
-	stackOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		stack, stackErr = devstack.Start(ctx, devstack.Options{})
-	})
-	if stackErr != nil {
-		t.Fatalf("devstack.Start: %v", stackErr)
-	}
-	return stack
+	return stack.Env(t)
 }
 
 // Seeded users (supabase/fixtures/SEED.md).
 const (
-	alice = "10000000-0000-4000-8000-000000000001" // instructor, class 1
-	gary  = "10000000-0000-4000-8000-000000000002" // grader, class 1
-	sam   = "10000000-0000-4000-8000-000000000003" // student
-	dale  = "10000000-0000-4000-8000-000000000005" // disabled grader only
-	bea   = "10000000-0000-4000-8000-000000000006" // instructor, class 2
-	tara  = "10000000-0000-4000-8000-000000000008" // grader B, student A
-	nora  = "10000000-0000-4000-8000-000000000009" // no enrolment
+	alice = gatewaytest.Alice // instructor, class 1
+	gary  = gatewaytest.Gary  // grader, class 1
+	sam   = gatewaytest.Sam   // student
+	dale  = gatewaytest.Dale  // disabled grader only
+	bea   = gatewaytest.Bea   // instructor, class 2
+	tara  = gatewaytest.Tara  // grader B, student A
+	nora  = gatewaytest.Nora  // no enrolment
 )
 
 func mint(t *testing.T, sub, jti string, scopes ...string) string {
@@ -124,6 +103,7 @@ func TestAuthenticateDevstack(t *testing.T) {
 // TestLastUsedDevstack: the PATCH reaches the row with the service role.
 func TestLastUsedDevstack(t *testing.T) {
 	s := sharedStack(t)
+	s.RequireDatabase(t) // the row is read back with SQL
 	at := time.Date(2026, 11, 29, 12, 34, 56, 789_000_000, time.UTC)
 	a, err := New(Options{RestURL: s.RestURL, ServiceRoleKey: s.ServiceRoleKey, MCPJWTSecret: testSecret, Now: func() time.Time { return at }})
 	if err != nil {
@@ -138,21 +118,18 @@ func TestLastUsedDevstack(t *testing.T) {
 	}
 }
 
-func queryRow(t *testing.T, s *devstack.Stack, sql string, dest ...any) {
+// queryRow runs sql as the superuser; it skips t on a real stack without
+// a database URL.
+func queryRow(t *testing.T, s *gatewaytest.Env, sql string, dest ...any) {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, s.DatabaseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if err := conn.QueryRow(ctx, sql).Scan(dest...); err != nil {
+	if err := s.DB(t).QueryRow(context.Background(), sql).Scan(dest...); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // TestEnsureRevokedDevstack: a fresh insert, then the duplicate path (the
 // row exists, as after the revocation trigger), then authentication fails.
+// The token id is new on every run, as revocations persist on a real stack.
 func TestEnsureRevokedDevstack(t *testing.T) {
 	s := sharedStack(t)
 	a, err := New(Options{RestURL: s.RestURL, ServiceRoleKey: s.ServiceRoleKey, MCPJWTSecret: testSecret})
@@ -161,24 +138,27 @@ func TestEnsureRevokedDevstack(t *testing.T) {
 	}
 	defer a.Close()
 	ctx := context.Background()
-	tok := mint(t, alice, "it-revoke-me")
+	jti := "it-revoke-me-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	tok := mint(t, alice, jti)
 	if _, err := a.Authenticate(ctx, bearer(tok)); err != nil {
 		t.Fatalf("before revocation: %v", err)
 	}
-	if err := a.EnsureRevoked(ctx, "it-revoke-me"); err != nil {
+	if err := a.EnsureRevoked(ctx, jti); err != nil {
 		t.Fatalf("EnsureRevoked (insert) = %v", err)
 	}
-	if err := a.EnsureRevoked(ctx, "it-revoke-me"); err != nil {
+	if err := a.EnsureRevoked(ctx, jti); err != nil {
 		t.Fatalf("EnsureRevoked (already there) = %v", err)
 	}
 	_, err = a.Authenticate(ctx, bearer(tok))
 	assertAPIError(t, err, 401, MsgRevoked)
-	var n int
-	queryRow(t, s, `SELECT count(*) FROM public.revoked_token_ids WHERE token_id = 'it-revoke-me'`, &n)
-	if n != 1 {
-		t.Errorf("revoked rows = %d, want 1", n)
+	if s.DatabaseURL != "" {
+		var n int
+		queryRow(t, s, `SELECT count(*) FROM public.revoked_token_ids WHERE token_id = '`+jti+`'`, &n)
+		if n != 1 {
+			t.Errorf("revoked rows = %d, want 1", n)
+		}
 	}
-	if !strings.HasPrefix(s.RestURL, "http://127.0.0.1:") {
+	if s.Stack != nil && !strings.HasPrefix(s.RestURL, "http://127.0.0.1:") {
 		t.Errorf("stack URL %q is not loopback", s.RestURL)
 	}
 }
@@ -187,10 +167,7 @@ func TestEnsureRevokedDevstack(t *testing.T) {
 func TestAuthClientDevstack(t *testing.T) {
 	s := sharedStack(t)
 	ctx := context.Background()
-	tok, _, err := s.SignIn(ctx, alice)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tok := s.SessionToken(t, alice)
 	c := &AuthClient{AuthURL: s.AuthURL, AnonKey: s.AnonKey}
 	u, err := c.GetUser(ctx, tok)
 	if err != nil {

@@ -41,7 +41,9 @@ func supabaseAuthenticator(t *testing.T, s *devstack.Stack) *Authenticator {
 // TestSupabaseTokenMatrix is issue 9's token matrix against the local
 // stack's Auth (JWKS, sessions) and PostgREST (staff gate).
 func TestSupabaseTokenMatrix(t *testing.T) {
-	s := sharedStack(t)
+	// Local only: the tokens carry chosen claims and keys, signed by the
+	// local Auth server.
+	s := sharedStack(t).RequireLocal(t)
 	a := supabaseAuthenticator(t, s)
 	ctx := context.Background()
 	signIn := func(user string, opts ...devstack.TokenOption) string {
@@ -95,7 +97,8 @@ func TestSupabaseTokenMatrix(t *testing.T) {
 }
 
 func TestSupabaseWrongIssuerGoesToAPITokenPath(t *testing.T) {
-	s := sharedStack(t)
+	// Local only: a token with a chosen issuer, signed by the local Auth server.
+	s := sharedStack(t).RequireLocal(t)
 	a := supabaseAuthenticator(t, s)
 	tok, _, err := s.SignIn(context.Background(), alice, devstack.WithClaim("iss", "https://evil.example/auth/v1"))
 	if err != nil {
@@ -108,7 +111,8 @@ func TestSupabaseWrongIssuerGoesToAPITokenPath(t *testing.T) {
 }
 
 func TestSupabaseSignedOutSessionIsRefused(t *testing.T) {
-	s := sharedStack(t)
+	// Local only: signs a session out through the local Auth server.
+	s := sharedStack(t).RequireLocal(t)
 	a := supabaseAuthenticator(t, s)
 	ctx := context.Background()
 	tok, session, err := s.SignIn(ctx, alice)
@@ -128,7 +132,8 @@ func TestSupabaseSignedOutSessionIsRefused(t *testing.T) {
 }
 
 func TestSupabaseKeyRotation(t *testing.T) {
-	s := sharedStack(t)
+	// Local only: rotates the local Auth server's signing key.
+	s := sharedStack(t).RequireLocal(t)
 	a := supabaseAuthenticator(t, s)
 	ctx := context.Background()
 	before, _, err := s.SignIn(ctx, alice)
@@ -155,7 +160,9 @@ func TestSupabaseKeyRotation(t *testing.T) {
 }
 
 func TestSupabaseAuthUnavailableIs503(t *testing.T) {
-	s := sharedStack(t)
+	// Local only: needs an ES256 session token from the local Auth server
+	// (on a real stack the test tokens are HS256).
+	s := sharedStack(t).RequireLocal(t)
 	v, _ := supabasejwt.New(supabasejwt.Options{Issuer: s.AuthURL, Audiences: []string{"authenticated"}})
 	a, err := New(Options{
 		RestURL: s.RestURL, ServiceRoleKey: s.ServiceRoleKey, MCPJWTSecret: testSecret,

@@ -40,6 +40,10 @@ type Options struct {
 	RestURL string
 	// AnonKey is SUPABASE_ANON_KEY, sent as apikey.
 	AnonKey string
+	// DirectUpstream says RestURL is PostgREST itself rather than
+	// Supabase's API gateway: PostgREST reads only Authorization, so no
+	// apikey header is sent. The anon key must still be configured.
+	DirectUpstream bool
 	// SigningJWK is the raw JWT_SECRET: an ES256 private JWK with a kid.
 	// It is validated (A11) on first use and parsed once.
 	SigningJWK string
@@ -110,7 +114,7 @@ func NewFactory(opts Options) *Factory {
 	} else {
 		f.base, f.baseErr = postgrest.New(postgrest.Options{
 			BaseURL:      opts.RestURL,
-			APIKey:       opts.AnonKey,
+			APIKey:       apiKeyUnlessDirect(opts.AnonKey, opts.DirectUpstream),
 			HTTPClient:   opts.HTTPClient,
 			MaxBodyBytes: opts.MaxBodyBytes,
 			Observe:      opts.Observe,
@@ -264,4 +268,12 @@ func roundSeconds(ms int64) int64 {
 		q-- // floor for negative values
 	}
 	return q
+}
+
+// apiKeyUnlessDirect is the apikey header value: none for a direct upstream.
+func apiKeyUnlessDirect(key string, direct bool) string {
+	if direct {
+		return ""
+	}
+	return key
 }

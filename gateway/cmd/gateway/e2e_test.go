@@ -8,7 +8,10 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -224,5 +227,52 @@ func TestMCPServerDisabled(t *testing.T) {
 	// mcp-tokens keeps working.
 	if r := call(t, "OPTIONS", gw+"/functions/v1/mcp-tokens", "", ""); r.status != 200 || r.body != "ok" {
 		t.Errorf("mcp-tokens: %d %s", r.status, r.body)
+	}
+}
+
+// directUpstream stands in for PostgREST or GoTrue reached directly (not
+// through Supabase's API gateway): it refuses requests that carry an apikey
+// header, then forwards to the local stack, which wants one.
+func directUpstream(t *testing.T, target string) string {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host})
+	var seen atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("apikey") != "" {
+			http.Error(w, `{"message":"apikey sent to a direct upstream"}`, http.StatusTeapot)
+			return
+		}
+		seen.Add(1)
+		r.Header.Set("apikey", env.AnonKey)
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		srv.Close()
+		if seen.Load() == 0 {
+			t.Errorf("direct upstream %s was never used", target)
+		}
+	})
+	return srv.URL + u.Path
+}
+
+// TestDirectUpstreams: with GATEWAY_POSTGREST_URL and GATEWAY_AUTH_URL set,
+// the gateway talks to PostgREST and Auth directly and sends no apikey.
+func TestDirectUpstreams(t *testing.T) {
+	env.RequireLocal(t)
+	gw := startGateway(t, map[string]string{
+		"GATEWAY_POSTGREST_URL": directUpstream(t, env.RestURL),
+		"GATEWAY_AUTH_URL":      directUpstream(t, env.AuthURL),
+		"GATEWAY_OAUTH_ISSUER":  env.AuthURL,
+	})
+	alice := "Bearer " + env.SessionToken(t, gatewaytest.Alice)
+	if r := call(t, "POST", gw+"/functions/v1/mcp-server", alice, getAssignment); r.status != 200 || r.body != assignmentText {
+		t.Fatalf("tools/call through direct upstreams: %d %s", r.status, r.body)
+	}
+	if r := call(t, "GET", gw+"/functions/v1/mcp-tokens", alice, ""); r.status != 200 {
+		t.Fatalf("mcp-tokens through direct upstreams: %d %s", r.status, r.body)
 	}
 }

@@ -171,7 +171,7 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 	restURL := urlOrEmpty(cfg.PostgRESTURL, cfg.PostgRESTURL == nil)
 	authURL := urlOrEmpty(cfg.AuthURL, cfg.AuthURL == nil)
 
-	sessions := &mcpauth.AuthClient{AuthURL: authURL, AnonKey: cfg.SupabaseAnonKey, HTTPClient: authHC}
+	sessions := &mcpauth.AuthClient{AuthURL: authURL, AnonKey: cfg.SupabaseAnonKey, HTTPClient: authHC, DirectUpstream: cfg.AuthDirect}
 
 	// Supabase access tokens (OAuth connectors) need a public resource URL
 	// and an issuer; without them only mcp_ tokens are accepted.
@@ -218,24 +218,30 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 		Logger:         log,
 		Supabase:       verifier,
 		Sessions:       sessions,
+		DirectUpstream: cfg.PostgRESTDirect,
 	})
 	if err != nil {
 		return nil, err
 	}
 	users := userdb.NewFactory(userdb.Options{
-		RestURL:    restURL,
-		AnonKey:    cfg.SupabaseAnonKey,
-		SigningJWK: cfg.JWTSecret,
-		HTTPClient: hc,
-		Observe:    observe,
-		OnCache:    m.JWTCache,
+		RestURL:        restURL,
+		AnonKey:        cfg.SupabaseAnonKey,
+		SigningJWK:     cfg.JWTSecret,
+		DirectUpstream: cfg.PostgRESTDirect,
+		HTTPClient:     hc,
+		Observe:        observe,
+		OnCache:        m.JWTCache,
 	})
 	w.close = auth.Close
 
 	// mcp-tokens reads and writes as the signed-in web user.
 	var anonBase *postgrest.Client
 	if restURL != "" {
-		if anonBase, err = postgrest.New(postgrest.Options{BaseURL: restURL, APIKey: cfg.SupabaseAnonKey, HTTPClient: hc, Observe: observe}); err != nil {
+		opts := postgrest.Options{BaseURL: restURL, APIKey: cfg.SupabaseAnonKey, HTTPClient: hc, Observe: observe}
+		if cfg.PostgRESTDirect {
+			opts.APIKey = "" // PostgREST itself reads only Authorization
+		}
+		if anonBase, err = postgrest.New(opts); err != nil {
 			return nil, err
 		}
 	}
