@@ -83,6 +83,9 @@ type Config struct {
 	GitHubAppID string
 	// GitHubPrivateKey is GITHUB_PRIVATE_KEY_STRING, PEM text.
 	GitHubPrivateKey string
+	// GitHubAPIURL is GITHUB_API_URL, the GitHub REST API root (GitHub
+	// Enterprise, or a fake in tests); nil means https://api.github.com/.
+	GitHubAPIURL *url.URL
 
 	// Gateway settings.
 
@@ -168,6 +171,7 @@ func Load(getenv func(string) string) (Config, error) {
 		GitHubPrivateKey:       getenv("GITHUB_PRIVATE_KEY_STRING"),
 	}
 	c.SupabaseURL = p.baseURL("SUPABASE_URL", nil)
+	c.GitHubAPIURL = p.baseURL("GITHUB_API_URL", nil)
 
 	c.ListenAddr = p.addr("GATEWAY_LISTEN_ADDR", DefaultListenAddr)
 	c.LogLevel = p.logLevel("GATEWAY_LOG_LEVEL")

@@ -182,6 +182,7 @@ func TestLoadValid(t *testing.T) {
 		{"body limit echo-style 2M", map[string]string{"GATEWAY_BODY_LIMIT": "2M"}, func(_ *testing.T, c *Config) { c.BodyLimit = 2 << 20 }},
 		{"keepalive 0 is off", map[string]string{"GATEWAY_SSE_KEEPALIVE": "0"}, func(_ *testing.T, c *Config) { c.SSEKeepalive = 0 }},
 		{"surrounding blanks are ignored", map[string]string{"GATEWAY_LISTEN_ADDR": " :8000 "}, func(_ *testing.T, c *Config) { c.ListenAddr = ":8000" }},
+		{"GitHub API URL", map[string]string{"GITHUB_API_URL": "https://ghe.example.edu/api/v3/"}, func(t *testing.T, c *Config) { c.GitHubAPIURL = mustURL(t, "https://ghe.example.edu/api/v3") }},
 		{"wildcard origin spelled out", map[string]string{"GATEWAY_ALLOWED_ORIGINS": "*"}, func(_ *testing.T, c *Config) { c.AllowedOrigins = []string{"*"} }},
 	}
 	for _, tt := range tests {
@@ -247,6 +248,8 @@ func TestLoadMalformed(t *testing.T) {
 			`GATEWAY_METRICS_ADDR must be host:port or :port, e.g. :9000 (got "metrics")`},
 		{"GATEWAY_METRICS_ADDR equal to the listener", map[string]string{"GATEWAY_METRICS_ADDR": ":9000"},
 			`GATEWAY_METRICS_ADDR must differ from GATEWAY_LISTEN_ADDR (metrics are never served on the public listener)`},
+		{"GITHUB_API_URL", map[string]string{"GITHUB_API_URL": "api.github.com"},
+			`GITHUB_API_URL must be an absolute http or https URL without query or fragment, e.g. https://project.supabase.co (got "api.github.com")`},
 		{"GATEWAY_OAUTH_ISSUER", map[string]string{"GATEWAY_OAUTH_ISSUER": "auth/v1"},
 			`GATEWAY_OAUTH_ISSUER must be an absolute http or https URL without query or fragment, e.g. https://project.supabase.co (got "auth/v1")`},
 		{"GATEWAY_FALLBACK_URL", map[string]string{"GATEWAY_FALLBACK_URL": "functions:9000"},

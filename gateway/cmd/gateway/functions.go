@@ -284,6 +284,7 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 	repos, err := repofiles.New(repofiles.Options{
 		AppID:         cfg.GitHubAppID,
 		PrivateKeyPEM: cfg.GitHubPrivateKey,
+		BaseURL:       urlOrEmpty(cfg.GitHubAPIURL, cfg.GitHubAPIURL == nil),
 		HTTPClient: &http.Client{Timeout: cfg.UpstreamTimeout,
 			Transport: m.RoundTripper(newUpstreamTransport(), "github", githubEndpoint)},
 		Logger: log,

@@ -222,6 +222,7 @@ type tsSummary struct {
 
 type tsCall struct {
 	Error                 *string `json:"error"`
+	Validated             bool    `json:"validated"`
 	IsError               bool    `json:"isError"`
 	Structured            bool    `json:"structured"`
 	ContentItems          int     `json:"contentItems"`
@@ -305,6 +306,9 @@ func testTypeScriptSDK(t *testing.T, endpoint, token string, raw map[string]stri
 				if s.IsError || s.ContentItems != 1 || s.Structured != mode.structured {
 					t.Errorf("%s: isError=%v content items=%d structuredContent=%v, want false, 1, %v",
 						c.Name, s.IsError, s.ContentItems, s.Structured, mode.structured)
+				}
+				if s.Validated != mode.structured {
+					t.Errorf("%s: the SDK validated structuredContent against an outputSchema = %v, want %v", c.Name, s.Validated, mode.structured)
 				}
 				if mode.structured && (s.StructuredMatchesText == nil || !*s.StructuredMatchesText) {
 					t.Errorf("%s: structuredContent is not {\"result\": <the text's value>}", c.Name)

@@ -55,7 +55,9 @@ out.toolsWithOutputSchema = listed.tools.filter((t) => t.outputSchema !== undefi
 
 out.calls = {};
 for (const { name, arguments: args } of calls) {
-  const summary = { error: null };
+  // The SDK validates structuredContent only for tools whose outputSchema
+  // it cached from tools/list; say whether it did for this one.
+  const summary = { error: null, validated: client.getToolOutputValidator(name) !== undefined };
   try {
     const res = await client.callTool({ name, arguments: args });
     const texts = (res.content ?? []).filter((c) => c.type === "text").map((c) => c.text);
