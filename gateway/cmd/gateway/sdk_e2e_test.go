@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/repofiles/githubfake"
 	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
 )
 
@@ -28,10 +29,9 @@ import (
 // structured results, and each result's text must equal what a plain
 // JSON-RPC POST gets.
 //
-// The repository tools (grader and handout files) answer their empty
-// result here: the gateway's wiring has no setting for the GitHub API base
-// URL, so it cannot be pointed at repofiles/githubfake, and the test
-// leaves GITHUB_APP_ID unset rather than let it reach api.github.com.
+// The repository tools (grader and handout files) read a fake GitHub
+// (repofiles/githubfake) through GITHUB_API_URL, with the fake App's id and
+// key.
 
 // sdkCatalogue is the tools/list order (tools.md §3).
 var sdkCatalogue = []string{
@@ -61,9 +61,10 @@ var sdkCalls = []sdkCall{
 	{"get_test_output", map[string]any{"submission_id": 3, "class_id": 1, "test_name": "testUnicode"}},
 	{"get_submission_build_output", map[string]any{"submission_id": 1, "class_id": 1}},
 	{"list_grader_files", map[string]any{"assignment_id": 1, "class_id": 1}},
-	{"get_grader_files", map[string]any{"assignment_id": 1, "class_id": 1}},
+	// One match each: contents come back in fetch completion order.
+	{"get_grader_files", map[string]any{"assignment_id": 1, "class_id": 1, "glob_pattern": "mutants/*"}},
 	{"list_handout_files", map[string]any{"assignment_id": 1, "class_id": 1}},
-	{"get_handout_files", map[string]any{"assignment_id": 1, "class_id": 1}},
+	{"get_handout_files", map[string]any{"assignment_id": 1, "class_id": 1, "glob_pattern": "src/*.java"}},
 	{"get_submissions_for_student", map[string]any{"student_profile_id": samPublic, "assignment_id": 1, "class_id": 1, "limit": 2}},
 	{"get_assignment", map[string]any{"assignment_id": 1, "class_id": 1}},
 	{"search_help_requests", map[string]any{"class_id": 1}},
@@ -93,10 +94,10 @@ var sdkKnownValues = []struct {
 	{"get_submission_files", []any{"files", 0, "name"}, "src/Empty.java"},
 	{"get_test_output", []any{"test", "name"}, "testUnicode"},
 	{"get_submission_build_output", []any{"lint", "passed"}, false},
-	{"list_grader_files", nil, map[string]any{"files": []any{}, "total_count": 0.0}},
-	{"get_grader_files", nil, map[string]any{"files": []any{}, "matched_count": 0.0}},
-	{"list_handout_files", nil, map[string]any{"files": []any{}, "total_count": 0.0}},
-	{"get_handout_files", nil, map[string]any{"files": []any{}, "matched_count": 0.0}},
+	{"list_grader_files", []any{"total_count"}, 2.0},
+	{"get_grader_files", nil, map[string]any{"files": []any{map[string]any{"name": "mutants/M1.java", "contents": "class M1 {}"}}, "matched_count": 1.0}},
+	{"list_handout_files", []any{"total_count"}, 2.0},
+	{"get_handout_files", nil, map[string]any{"files": []any{map[string]any{"name": "src/Main.java", "contents": "class Main {}"}}, "matched_count": 1.0}},
 	{"get_submissions_for_student", []any{0, "id"}, 3.0},
 	{"get_submissions_for_student", []any{1, "id"}, 2.0},
 	{"get_submissions_for_student", []any{0, "student_name"}, "Purple Penguin"},
@@ -111,7 +112,23 @@ var sdkKnownValues = []struct {
 // against the gateway wired as `gateway serve`, with an mcp_ token created
 // through mcp-tokens and (Go SDK) a Supabase access token.
 func TestSDKClientsFullStack(t *testing.T) {
-	gw := startGateway(t, nil)
+	// Assignment 1's grader and handout repositories (SEED.md).
+	gh := githubfake.New(githubfake.Options{})
+	t.Cleanup(gh.Close)
+	gh.AddInstallation("pawtograder-cs3500", 3500)
+	gh.AddRepo("pawtograder-cs3500", "hw1-solution").
+		AddFile("src/test/HelloTest.java", "class HelloTest {}").
+		AddFile("mutants/M1.java", "class M1 {}").
+		AddFile(".github/workflows/grade.yml", "on: push")
+	gh.AddRepo("pawtograder-cs3500", "hw1-handout").
+		AddFile("README.md", "# Hello World").
+		AddFile("src/Main.java", "class Main {}")
+
+	gw := startGateway(t, map[string]string{
+		"GITHUB_APP_ID":             gh.AppIDString(),
+		"GITHUB_PRIVATE_KEY_STRING": gh.PrivateKeyPEM(),
+		"GITHUB_API_URL":            gh.URL,
+	})
 	endpoint := gw + "/functions/v1/mcp-server"
 	token := createMCPToken(t, gw, env.SessionToken(t, gatewaytest.Alice))
 
