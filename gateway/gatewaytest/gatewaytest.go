@@ -15,6 +15,12 @@
 //	GATEWAY_TEST_SIGNING_JWK           ES256 private JWK whose public half PostgREST trusts (the gateway's JWT_SECRET)
 //	GATEWAY_TEST_JWT_SECRET            the project's legacy HS256 secret, used to mint session tokens for seeded users
 //	GATEWAY_TEST_DATABASE_URL          optional superuser URL (tests that inspect rows skip without it)
+//
+// Tests that need the local stack's controls skip themselves on a real one
+// (RequireLocal), as do tests that need SQL when no database URL is given
+// (DB, RequireDatabase). A real stack keeps what tests write, and some
+// packages add rows that others read: run the packages one at a time
+// (go test -p 1) on a freshly seeded database.
 package gatewaytest
 
 import (

@@ -1,57 +1,40 @@
-package userdb
+package userdb_test
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
-	"os"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
-	"github.com/pawtograder/mcp-gateway/supabase/devstack"
+	"github.com/pawtograder/mcp-gateway/gateway/userdb"
 )
 
-// The local stack is started on first use and shared by the package.
-var (
-	stackOnce sync.Once
-	stack     *devstack.Stack
-	stackErr  error
-)
+// The package's Supabase stack (gatewaytest: a local stack, or the real
+// one named by GATEWAY_TEST_SUPABASE_URL) is started on first use and
+// shared by the package.
+var stack gatewaytest.Lazy
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if stack != nil {
-		_ = stack.Close()
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { gatewaytest.MainLazy(m, &stack) }
 
-func sharedStack(t *testing.T) *devstack.Stack {
+func sharedStack(t *testing.T) *gatewaytest.Env {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("needs the local stack (PostgreSQL); skipped with -short")
+		t.Skip("needs the Supabase stack (PostgreSQL); skipped with -short")
 	}
-	stackOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		stack, stackErr = devstack.Start(ctx, devstack.Options{})
-	})
-	if stackErr != nil {
-		t.Fatalf("devstack.Start: %v", stackErr)
-	}
-	return stack
+	return stack.Env(t)
 }
 
 const (
-	alice = "10000000-0000-4000-8000-000000000001"
-	sam   = "10000000-0000-4000-8000-000000000003"
-	dale  = "10000000-0000-4000-8000-000000000005"
-	nora  = "10000000-0000-4000-8000-000000000009"
+	alice = gatewaytest.Alice
+	sam   = gatewaytest.Sam
+	dale  = gatewaytest.Dale
+	nora  = gatewaytest.Nora
 )
 
 func ids(t *testing.T, raw json.RawMessage, key string) []any {
@@ -68,23 +51,26 @@ func ids(t *testing.T, raw json.RawMessage, key string) []any {
 }
 
 // TestForUserRLSDevstack: the stack's REST API accepts the minted ES256
-// JWT through its JWKS, and RLS then filters by that user.
+// JWT through its JWKS, and RLS then filters by that user. api_tokens is
+// read among the seed's tokens only: on a real stack, other packages'
+// tests add tokens of their own.
 func TestForUserRLSDevstack(t *testing.T) {
 	s := sharedStack(t)
-	f := NewFactory(Options{RestURL: s.RestURL, AnonKey: s.AnonKey, SigningJWK: s.GatewaySigningJWK})
+	f := userdb.NewFactory(userdb.Options{RestURL: s.RestURL, AnonKey: s.AnonKey, SigningJWK: s.SigningJWK})
 	ctx := context.Background()
 	tests := []struct {
 		name, user, table, column string
+		like                      string // PostgREST like pattern on column, if any
 		want                      []any
 	}{
 		// user_roles: own rows, or every row of a class where one is staff.
-		{"instructor sees class 1 roles", alice, "user_roles", "id", []any{1.0, 2.0, 3.0, 4.0, 5.0, 9.0}},
-		{"student sees own role", sam, "user_roles", "id", []any{3.0}},
-		{"disabled grader sees own (disabled) row", dale, "user_roles", "id", []any{5.0}},
-		{"no enrolment sees nothing", nora, "user_roles", "id", []any{}},
+		{"instructor sees class 1 roles", alice, "user_roles", "id", "", []any{1.0, 2.0, 3.0, 4.0, 5.0, 9.0}},
+		{"student sees own role", sam, "user_roles", "id", "", []any{3.0}},
+		{"disabled grader sees own (disabled) row", dale, "user_roles", "id", "", []any{5.0}},
+		{"no enrolment sees nothing", nora, "user_roles", "id", "", []any{}},
 		// api_tokens: own rows only.
-		{"alice's tokens", alice, "api_tokens", "token_id", []any{"seed-jti-alice-active", "seed-jti-alice-revoked"}},
-		{"sam's tokens", sam, "api_tokens", "token_id", []any{"seed-jti-sam-student"}},
+		{"alice's tokens", alice, "api_tokens", "token_id", "seed-*", []any{"seed-jti-alice-active", "seed-jti-alice-revoked"}},
+		{"sam's tokens", sam, "api_tokens", "token_id", "seed-*", []any{"seed-jti-sam-student"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -92,7 +78,11 @@ func TestForUserRLSDevstack(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			raw, err := c.From(tc.table).Select(tc.column).Order(tc.column, true).Rows(ctx)
+			q := c.From(tc.table).Select(tc.column).Order(tc.column, true)
+			if tc.like != "" {
+				q = q.Filter(tc.column, "like", tc.like)
+			}
+			raw, err := q.Rows(ctx)
 			if err != nil {
 				t.Fatalf("query: %v", err)
 			}
@@ -108,12 +98,17 @@ func TestForUserRLSDevstack(t *testing.T) {
 func TestUserJWTRefusedDevstack(t *testing.T) {
 	s := sharedStack(t)
 	ctx := context.Background()
-	good, err := parseSigningJWK(s.GatewaySigningJWK)
+	good, err := userdb.ParseSigningJWK(s.SigningJWK)
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := newTestKey(t)
-	rogue, err := parseSigningJWK(k.jwk(devstack.GatewayKeyID)) // same kid, other key
+	var kid struct {
+		Kid string `json:"kid"`
+	}
+	if err := json.Unmarshal([]byte(s.SigningJWK), &kid); err != nil {
+		t.Fatal(err)
+	}
+	rogue, err := userdb.ParseSigningJWK(userdb.NewTestJWK(t, kid.Kid)) // same kid, other key
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,11 +116,11 @@ func TestUserJWTRefusedDevstack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	expired, _ := mintUserJWT(good, alice, time.Now().Add(-2*time.Minute).UnixMilli())
-	forged, _ := mintUserJWT(rogue, alice, time.Now().UnixMilli())
+	expired, _ := userdb.MintUserJWT(good, alice, time.Now().Add(-2*time.Minute).UnixMilli())
+	forged, _ := userdb.MintUserJWT(rogue, alice, time.Now().UnixMilli())
 	for name, tok := range map[string]string{"expired": expired, "unknown key": forged} {
 		t.Run(name, func(t *testing.T) {
-			_, err := NewClient(base, alice, tok).From("user_roles").Select("id").Rows(ctx)
+			_, err := userdb.NewClient(base, alice, tok).From("user_roles").Select("id").Rows(ctx)
 			var pe *postgrest.Error
 			if !errors.As(err, &pe) || pe.Status != http.StatusUnauthorized {
 				t.Fatalf("err = %v, want a 401 from PostgREST", err)

@@ -24,6 +24,9 @@ func runGoldenCases(t *testing.T, tool string, cases []goldenCase) {
 	schema := compileOutputSchema(t, decl)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			if readsSearchFixture(tc.args) {
+				requireSearchFixture(t)
+			}
 			db, _ := clientFor(t, tc.user)
 			got := callTool(t, db, tool, tc.args)
 			checkGolden(t, tool+"/"+tc.name, got)
@@ -34,6 +37,21 @@ func runGoldenCases(t *testing.T, tool string, cases []goldenCase) {
 			validateOutput(t, schema, tool, v)
 		})
 	}
+}
+
+// readsSearchFixture says the arguments name class 3, which the harness
+// adds (searchFixtureSQL) rather than the seed.
+func readsSearchFixture(argsJSON string) bool {
+	v, err := jsjson.Decode([]byte(argsJSON))
+	if err != nil {
+		return false // callTool reports it
+	}
+	o, ok := v.(*jsjson.Object)
+	if !ok {
+		return false
+	}
+	class, ok := o.Number("class_id")
+	return ok && class == 3
 }
 
 func TestGetAssignment(t *testing.T) {

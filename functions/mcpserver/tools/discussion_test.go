@@ -153,14 +153,9 @@ var searchCases = []struct {
 // like/ilike values have * mapped to %), so this proves the matching even
 // where the devstack's REST API lacks imatch.
 func TestSearchFilterMatchesLiterallyInPostgreSQL(t *testing.T) {
-	s := testStack(t)
+	conn := requireSearchFixture(t).DB(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, s.DatabaseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
 	for _, tc := range searchCases {
 		t.Run(tc.name, func(t *testing.T) {
 			op, val := "ILIKE", "%"+escapeLike(tc.text)+"%"
@@ -187,6 +182,7 @@ func TestSearchFilterMatchesLiterallyInPostgreSQL(t *testing.T) {
 // REST API does not implement it (PGRST127), those cases are skipped —
 // PostgREST itself supports imatch in or=(…).
 func TestSearchDiscussionThreadsLiteralText(t *testing.T) {
+	requireSearchFixture(t)
 	db, _ := clientFor(t, userAlice)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

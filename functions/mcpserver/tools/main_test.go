@@ -2,16 +2,18 @@ package tools
 
 // Test harness shared by every test of the package (both tool families).
 //
-// One seeded devstack (supabase/devstack: PostgreSQL with the Pawtograder
+// One seeded Supabase stack serves the whole package (gatewaytest: by
+// default a local supabase/devstack — PostgreSQL with the Pawtograder
 // fixture schema, RLS and the seed of supabase/fixtures/SEED.md, behind a
-// PostgREST-compatible API) serves the whole package. TestMain owns it; it
-// is started on first use, so tests that need no database (catalogue,
-// helpers) run without PostgreSQL, and closed after all tests.
+// PostgREST-compatible API — or the real stack named by
+// GATEWAY_TEST_SUPABASE_URL). TestMain owns it; it is started on first use,
+// so tests that need no database (catalogue, helpers) run without
+// PostgreSQL, and closed after all tests.
 //
 // The helper API:
 //
 //	clientFor(t, userID) (*userdb.Client, *counter)
-//	    A client acting as userID (a stack-minted session JWT on the anon
+//	    A client acting as userID (a session token for userID on the anon
 //	    key, so RLS applies) and the counter of its upstream requests.
 //	    counter: Count, Tables, Requests, Reset, SetDelay, Depth (longest
 //	    chain of requests that waited for each other).
@@ -24,15 +26,19 @@ package tools
 //	    -update` rewrites the file.
 //	measureCall(t, userID, name, argsJSON) (count, depth, tables)
 //	    One cold call with a fixed delay per request, for round-trip budgets.
-//	testStack(t) *devstack.Stack
-//	    The stack itself (DatabaseURL for superuser SQL in tests).
+//	testEnv(t) *gatewaytest.Env
+//	    The stack itself (DB for superuser SQL in tests).
+//	requireSearchFixture(t) *gatewaytest.Env
+//	    The stack, after skipping t unless class 3 (below) is loaded.
 //	userAlice … userNora, privID(class, uu), pubID(class, uu)
 //	    The seed's personas and profile ids.
 //
 // Besides the seed, the harness adds a third class used only by the search
 // tests (searchFixtureSQL): threads whose text holds the characters
 // PostgREST's filter grammar and LIKE treat specially, each with decoys
-// that a wildcard reading would also match.
+// that a wildcard reading would also match. It is written with SQL, so on a
+// real stack it needs GATEWAY_TEST_DATABASE_URL (the tests that use it skip
+// without), and it is removed again after the tests there.
 
 import (
 	"context"
@@ -50,25 +56,25 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 	"github.com/pawtograder/mcp-gateway/gateway/userdb"
-	"github.com/pawtograder/mcp-gateway/supabase/devstack"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/golden")
 
 // The seed's users (SEED.md "Users and enrolments").
 const (
-	userAlice = "10000000-0000-4000-8000-000000000001" // instructor, class 1
-	userGary  = "10000000-0000-4000-8000-000000000002" // grader, class 1
-	userSam   = "10000000-0000-4000-8000-000000000003" // student, class 1
-	userSofia = "10000000-0000-4000-8000-000000000004" // student, class 1
-	userDale  = "10000000-0000-4000-8000-000000000005" // disabled grader, class 1
-	userBea   = "10000000-0000-4000-8000-000000000006" // instructor, class 2
-	userBen   = "10000000-0000-4000-8000-000000000007" // student, class 2
-	userTara  = "10000000-0000-4000-8000-000000000008" // student class 1, grader class 2
-	userNora  = "10000000-0000-4000-8000-000000000009" // no enrolment
+	userAlice = gatewaytest.Alice // instructor, class 1
+	userGary  = gatewaytest.Gary  // grader, class 1
+	userSam   = gatewaytest.Sam   // student, class 1
+	userSofia = gatewaytest.Sofia // student, class 1
+	userDale  = gatewaytest.Dale  // disabled grader, class 1
+	userBea   = gatewaytest.Bea   // instructor, class 2
+	userBen   = gatewaytest.Ben   // student, class 2
+	userTara  = gatewaytest.Tara  // student class 1, grader class 2
+	userNora  = gatewaytest.Nora  // no enrolment
 )
 
 // privID is the seed's private profile id of user uu in class.
@@ -82,37 +88,65 @@ func pubID(class, uu int) string {
 }
 
 var (
-	stackOnce sync.Once
-	stack     *devstack.Stack
-	stackErr  error
+	stack gatewaytest.Lazy
+
+	// searchFixtureOnce loads class 3 (searchFixtureSQL) on the first
+	// testEnv; searchFixtureLoaded says it is there.
+	searchFixtureOnce   sync.Once
+	searchFixtureErr    error
+	searchFixtureLoaded bool
 )
 
 func TestMain(m *testing.M) {
 	flag.Parse()
 	code := m.Run()
-	if stack != nil {
-		if err := stack.Close(); err != nil {
-			fmt.Fprintln(os.Stderr, "devstack.Close:", err)
+	// A local stack is thrown away; a real one keeps its rows.
+	if env, ok := stack.Started(); ok && env.Stack == nil && searchFixtureLoaded {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		if err := execSQL(ctx, env.DatabaseURL, searchFixtureRemoveSQL); err != nil {
+			fmt.Fprintln(os.Stderr, "removing the search fixture:", err)
+			code = max(code, 1)
 		}
+		cancel()
+	}
+	if err := stack.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "closing the stack:", err)
 	}
 	os.Exit(code)
 }
 
-// testStack returns the package's stack, starting it on first use.
-func testStack(t testing.TB) *devstack.Stack {
+// testEnv returns the package's stack, starting it on first use, with the
+// search fixture loaded when a database URL is known.
+func testEnv(t testing.TB) *gatewaytest.Env {
 	t.Helper()
-	stackOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		stack, stackErr = devstack.Start(ctx, devstack.Options{})
-		if stackErr == nil {
-			stackErr = applySearchFixture(ctx, stack.DatabaseURL)
+	env := stack.Env(t)
+	searchFixtureOnce.Do(func() {
+		if env.DatabaseURL == "" {
+			return
 		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		// The removal first: a real stack may keep class 3 from an
+		// interrupted run.
+		searchFixtureErr = execSQL(ctx, env.DatabaseURL, searchFixtureRemoveSQL+searchFixtureSQL)
+		searchFixtureLoaded = searchFixtureErr == nil
 	})
-	if stackErr != nil {
-		t.Fatalf("devstack: %v", stackErr)
+	if searchFixtureErr != nil {
+		t.Fatalf("search fixture: %v", searchFixtureErr)
 	}
-	return stack
+	return env
+}
+
+// requireSearchFixture is testEnv for tests that read class 3; it skips t
+// when the fixture could not be loaded (a real stack without
+// GATEWAY_TEST_DATABASE_URL).
+func requireSearchFixture(t testing.TB) *gatewaytest.Env {
+	t.Helper()
+	env := testEnv(t)
+	if !searchFixtureLoaded {
+		t.Skip("needs the search fixture (class 3), written with SQL: set GATEWAY_TEST_DATABASE_URL")
+	}
+	return env
 }
 
 // searchFixtureSQL is class 3, "search fixtures": Alice teaches it, and its
@@ -137,17 +171,24 @@ INSERT INTO public.discussion_threads (id, class_id, topic_id, author, subject, 
   (900005, 3, 900001, '20000003-0000-4000-8000-000000000001', 'Path C:\temp\new', 'Glob *.java files — 日本語 ünïcode 🐾', '2026-02-01T10:04:00Z', '2026-02-01T10:04:00Z', false, 0, NULL, NULL, false, false, false);
 `
 
-// applySearchFixture adds class 3 (searchFixtureSQL) as the superuser.
-func applySearchFixture(ctx context.Context, databaseURL string) error {
+// searchFixtureRemoveSQL deletes class 3 (searchFixtureSQL).
+const searchFixtureRemoveSQL = `
+DELETE FROM public.discussion_threads WHERE class_id = 3;
+DELETE FROM public.discussion_topics WHERE class_id = 3;
+DELETE FROM public.user_roles WHERE class_id = 3;
+DELETE FROM public.profiles WHERE class_id = 3;
+DELETE FROM public.classes WHERE id = 3;
+`
+
+// execSQL runs sql as the superuser, in one transaction.
+func execSQL(ctx context.Context, databaseURL, sql string) error {
 	conn, err := pgx.Connect(ctx, databaseURL)
 	if err != nil {
-		return fmt.Errorf("search fixture: %w", err)
+		return err
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, searchFixtureSQL); err != nil {
-		return fmt.Errorf("search fixture: %w", err)
-	}
-	return nil
+	_, err = conn.Exec(ctx, sql)
+	return err
 }
 
 // request is one upstream PostgREST request seen by a counter.
@@ -241,15 +282,12 @@ func (c *counter) Depth() int {
 // requests.
 func clientFor(t testing.TB, userID string) (*userdb.Client, *counter) {
 	t.Helper()
-	s := testStack(t)
-	token, err := s.MintSessionToken(userID)
-	if err != nil {
-		t.Fatalf("MintSessionToken(%s): %v", userID, err)
-	}
+	env := testEnv(t)
+	token := env.SessionToken(t, userID)
 	cnt := &counter{}
 	base, err := postgrest.New(postgrest.Options{
-		BaseURL:    s.RestURL,
-		APIKey:     s.AnonKey,
+		BaseURL:    env.RestURL,
+		APIKey:     env.AnonKey,
 		HTTPClient: &http.Client{Transport: cnt},
 	})
 	if err != nil {
