@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/labstack/echo/v4"
 
@@ -257,7 +258,8 @@ var (
 // bodies, the ordering of the list and that another user can neither see
 // nor revoke the token.
 func TestCreateListRevoke(t *testing.T) {
-	ids := []string{"11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"}
+	// Fresh ids each run: a real stack keeps the rows of earlier runs.
+	ids := []string{uuid.NewString(), uuid.NewString()}
 	next := 0
 	e := newServer(t, setup{newID: func() string { id := ids[next]; next++; return id }})
 	gary := bearer(t, gatewaytest.Gary)
@@ -357,7 +359,7 @@ func (failingRevoker) EnsureRevoked(context.Context, string) error {
 // TestRevokeReportsUnconfirmedRevocation: a 200 means the token is refused
 // from now on; when that cannot be established the answer is 503.
 func TestRevokeReportsUnconfirmedRevocation(t *testing.T) {
-	id := "33333333-3333-4333-8333-333333333333"
+	id := uuid.NewString()
 	e := newServer(t, setup{newID: func() string { return id }})
 	gary := bearer(t, gatewaytest.Gary)
 	if r := do(t, e, "POST", gary, `{"name":"temp"}`); r.status != 200 {

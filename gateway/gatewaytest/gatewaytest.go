@@ -160,3 +160,14 @@ func (e *Env) RequireLocal(t testing.TB) *devstack.Stack {
 	}
 	return e.Stack
 }
+
+// GatewayVars returns the settings a gateway under test needs beyond the
+// stack's URL and keys: on a real stack the session tokens SessionToken
+// mints are HS256 over the legacy secret, so the gateway's OAuth path must
+// be told to accept them; the local stack's tokens are ES256 from its JWKS.
+func (e *Env) GatewayVars() map[string]string {
+	if e.Stack != nil || e.legacySecret == "" {
+		return map[string]string{}
+	}
+	return map[string]string{"GATEWAY_OAUTH_LEGACY_JWT_SECRET": e.legacySecret}
+}

@@ -28,7 +28,10 @@ import (
 
 var env *gatewaytest.Env
 
-func TestMain(m *testing.M) { gatewaytest.Main(m, &env) }
+func TestMain(m *testing.M) {
+	auditOutput = io.Discard // audit lines are asserted in metrics_e2e_test.go
+	gatewaytest.Main(m, &env)
+}
 
 const e2eSecret = "e2e-mcp-jwt-secret-with-at-least-32-chars"
 
@@ -49,6 +52,9 @@ func startGateway(t *testing.T, vars map[string]string) string {
 		"JWT_SECRET":                env.SigningJWK,
 		"GATEWAY_PUBLIC_URL":        base,
 		"EDGE_FUNCTIONS_URL":        base,
+	}
+	for k, v := range env.GatewayVars() {
+		all[k] = v
 	}
 	for k, v := range vars {
 		all[k] = v

@@ -108,6 +108,10 @@ func serveCommand(stderr io.Writer) int {
 
 func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
 
+// auditOutput is where the audit log goes: stderr, beside the process log
+// (tests silence it).
+var auditOutput io.Writer = os.Stderr
+
 // newAuditLogger builds the audit log (one line per tools/call, see
 // docs/audit.md). Its level is fixed at info so GATEWAY_LOG_LEVEL=warn
 // cannot silence it.
@@ -151,7 +155,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 // metrics, error reporting and the fallback proxy. cleanup releases what
 // the functions hold (the last_used_at worker, queued error reports).
 func newServer(cfg config.Config, log *slog.Logger) (_ *gateway.Server, slugs []string, cleanup func(), err error) {
-	w, err := buildFunctions(cfg, log, newAuditLogger(cfg, os.Stderr))
+	w, err := buildFunctions(cfg, log, newAuditLogger(cfg, auditOutput))
 	if err != nil {
 		return nil, nil, nil, err
 	}

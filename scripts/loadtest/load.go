@@ -1,0 +1,271 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Scenario is one kind of request the load run repeats.
+type Scenario struct {
+	Name string
+	Body []byte
+	// Tool marks a tools/call whose result must not be the text "null" (a
+	// row hidden by RLS would make the run measure the wrong thing).
+	Tool bool
+}
+
+// IDs are the seeded rows the tool calls read (supabase/fixtures/SEED.md).
+type IDs struct {
+	Class, Submission, HelpRequest int
+}
+
+// Scenarios returns the load run's requests by name, in run order;
+// initialize asks for protocol revision version.
+func Scenarios(ids IDs, version string) []Scenario {
+	call := func(tool, args string) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`)
+	}
+	c := strconv.Itoa(ids.Class)
+	return []Scenario{
+		{Name: "initialize", Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"loadtest","version":"1"}}}`)},
+		{Name: "tools/list", Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)},
+		{Name: "get_submission", Tool: true, Body: call("get_submission",
+			`{"submission_id":`+strconv.Itoa(ids.Submission)+`,"class_id":`+c+`,"include_files":true,"include_test_output":true}`)},
+		{Name: "get_help_request", Tool: true, Body: call("get_help_request",
+			`{"help_request_id":`+strconv.Itoa(ids.HelpRequest)+`,"class_id":`+c+`}`)},
+		{Name: "search_discussion_threads", Tool: true, Body: call("search_discussion_threads",
+			`{"class_id":`+c+`,"limit":20}`)},
+	}
+}
+
+// CheckRPC reports a JSON-RPC failure in a 200 body: an error member, no
+// result, or (for tool calls) a result flagged isError.
+func CheckRPC(body []byte) error {
+	var env struct {
+		Error *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+		Result *struct {
+			IsError bool `json:"isError"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(body, &env); err != nil {
+		return fmt.Errorf("invalid JSON-RPC body: %w", err)
+	}
+	switch {
+	case env.Error != nil:
+		return fmt.Errorf("JSON-RPC error %d: %s", env.Error.Code, env.Error.Message)
+	case env.Result == nil:
+		return errors.New("JSON-RPC response without result")
+	case env.Result.IsError:
+		return errors.New("tool result with isError")
+	}
+	return nil
+}
+
+// toolText returns result.content[0].text of a tools/call response.
+func toolText(body []byte) (string, error) {
+	var env struct {
+		Result struct {
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(body, &env); err != nil {
+		return "", err
+	}
+	if len(env.Result.Content) == 0 {
+		return "", errors.New("no content")
+	}
+	return env.Result.Content[0].Text, nil
+}
+
+// Target is where and as whom the load run sends requests.
+type Target struct {
+	Endpoint string // …/functions/v1/mcp-server
+	Token    string
+	Client   *http.Client
+	// ProtocolVersion, when set, is sent as MCP-Protocol-Version, as
+	// clients do after initialization (2025-06-18 and later).
+	ProtocolVersion string
+}
+
+// post sends one request and returns the body, with an error for a non-200
+// answer or a JSON-RPC failure. buf is reused between calls.
+func (t Target) post(ctx context.Context, body []byte, buf *bytes.Buffer) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.Endpoint, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+t.Token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if t.ProtocolVersion != "" {
+		req.Header.Set("MCP-Protocol-Version", t.ProtocolVersion)
+	}
+	resp, err := t.Client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	buf.Reset()
+	if _, err := buf.ReadFrom(resp.Body); err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("HTTP %d: %.200s", resp.StatusCode, buf.Bytes())
+	}
+	return CheckRPC(buf.Bytes())
+}
+
+// Preflight sends one request of the scenario and explains a failure, so
+// a misconfigured run stops before measuring errors.
+func (t Target) Preflight(ctx context.Context, sc Scenario) error {
+	var buf bytes.Buffer
+	if err := t.post(ctx, sc.Body, &buf); err != nil {
+		return fmt.Errorf("%s: %w", sc.Name, err)
+	}
+	if sc.Tool {
+		text, err := toolText(buf.Bytes())
+		if err != nil {
+			return fmt.Errorf("%s: %w", sc.Name, err)
+		}
+		if text == "null" || text == "[]" {
+			return fmt.Errorf("%s: the tool returned %s: the row is not visible to the token's user", sc.Name, text)
+		}
+	}
+	return nil
+}
+
+// LoadResult is one scenario at one concurrency.
+type LoadResult struct {
+	Scenario    string
+	Concurrency int
+	Elapsed     time.Duration
+	Requests    int // completed, including failures
+	Errors      int
+	FirstError  string
+	Latency     Summary
+
+	// Gateway-side figures; negative when unknown.
+	CPUPerRequest      float64 // gateway CPU seconds per request
+	UpstreamPerRequest float64 // upstream requests per request
+	UpstreamSecPerReq  float64 // upstream wall seconds per request (summed over concurrent branches)
+	PeakRSS            float64 // bytes, sampled during the run
+	ClientCPUPerReq    float64 // this process's CPU seconds per request
+}
+
+// RPS is completed requests per second.
+func (r LoadResult) RPS() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Requests) / r.Elapsed.Seconds()
+}
+
+// LoadOptions bounds one scenario run.
+type LoadOptions struct {
+	Concurrency int
+	Duration    time.Duration // wall-clock bound
+	MaxRequests int           // count bound across workers
+}
+
+// RunLoad sends sc from opts.Concurrency closed-loop workers (each sends
+// its next request when the previous answers) until the duration or the
+// request count is reached, and measures the gateway around the run.
+func RunLoad(ctx context.Context, t Target, p *Probe, sc Scenario, opts LoadOptions) (LoadResult, error) {
+	res := LoadResult{Scenario: sc.Name, Concurrency: opts.Concurrency}
+	before, err := p.Snapshot(ctx)
+	if err != nil {
+		return res, err
+	}
+	clientBefore := selfCPU()
+	sampler := p.sampleRSS(ctx, 200*time.Millisecond)
+
+	runCtx, cancel := context.WithTimeout(ctx, opts.Duration)
+	defer cancel()
+	var (
+		issued   atomic.Int64
+		mu       sync.Mutex
+		all      []time.Duration
+		errCount int
+		firstErr string
+		wg       sync.WaitGroup
+	)
+	start := time.Now()
+	for range opts.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lat := make([]time.Duration, 0, 1024)
+			var buf bytes.Buffer
+			var errs int
+			var first string
+			for runCtx.Err() == nil && issued.Add(1) <= int64(opts.MaxRequests) {
+				t0 := time.Now()
+				err := t.post(runCtx, sc.Body, &buf)
+				d := time.Since(t0)
+				if err != nil && runCtx.Err() != nil {
+					break // cut off by the deadline: not a gateway failure
+				}
+				lat = append(lat, d)
+				if err != nil {
+					errs++
+					if first == "" {
+						first = err.Error()
+					}
+				}
+			}
+			mu.Lock()
+			all = append(all, lat...)
+			errCount += errs
+			if firstErr == "" {
+				firstErr = first
+			}
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	res.Elapsed = time.Since(start)
+	res.PeakRSS = sampler.Stop()
+	clientAfter := selfCPU()
+	after, err := p.Snapshot(ctx)
+	if err != nil {
+		return res, err
+	}
+	res.Requests = len(all)
+	res.Errors = errCount
+	res.FirstError = firstErr
+	res.Latency = Summarize(all)
+	per := func(a, b float64) float64 {
+		if a < 0 || b < 0 || res.Requests == 0 {
+			return -1
+		}
+		return (b - a) / float64(res.Requests)
+	}
+	res.CPUPerRequest = per(before.CPUSeconds, after.CPUSeconds)
+	res.UpstreamPerRequest = per(before.UpstreamRequests, after.UpstreamRequests)
+	res.UpstreamSecPerReq = per(before.UpstreamSeconds, after.UpstreamSeconds)
+	if res.UpstreamPerRequest > 0 && res.UpstreamSecPerReq == 0 {
+		res.UpstreamSecPerReq = -1 // calls counted but their durations not recorded
+	}
+	res.ClientCPUPerReq = per(clientBefore, clientAfter)
+	return res, nil
+}
+
+// drain discards a body so its connection can be reused.
+func drain(r io.ReadCloser) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(r, 1<<20))
+	_ = r.Close()
+}

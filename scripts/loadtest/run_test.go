@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// fakeGateway answers POSTs with a tool result (or an error for bodies
+// naming "broken"), holds GET event streams open, and serves metrics
+// computed from its own counters.
+type fakeGateway struct {
+	upstream atomic.Int64
+	streams  atomic.Int64
+	noGauge  bool // serve gateway_sse_streams_open as a constant 0
+}
+
+func (f *fakeGateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.URL.Path == "/metrics":
+		fmt.Fprintf(w, "# TYPE go_goroutines gauge\ngo_goroutines %d\nprocess_resident_memory_bytes 1.048576e+07\nprocess_cpu_seconds_total 2\n", runtime.NumGoroutine())
+		open := f.streams.Load()
+		if f.noGauge {
+			open = 0
+		}
+		fmt.Fprintf(w, "gateway_sse_streams_open %d\n", open)
+		fmt.Fprintf(w, "gateway_upstream_requests_total{upstream=\"postgrest\",endpoint=\"x\",status=\"2xx\"} %d\n", f.upstream.Load())
+		fmt.Fprintf(w, "gateway_upstream_request_duration_seconds_sum{upstream=\"postgrest\",endpoint=\"x\"} %g\n", float64(f.upstream.Load())*0.001)
+	case r.URL.Path != "/functions/v1/mcp-server" || r.Header.Get("Authorization") != "Bearer tok":
+		http.Error(w, "no", http.StatusUnauthorized)
+	case r.Method == http.MethodGet:
+		f.streams.Add(1)
+		defer f.streams.Add(-1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	default:
+		body, _ := io.ReadAll(r.Body)
+		f.upstream.Add(2)
+		w.Header().Set("Content-Type", "application/json")
+		if strings.Contains(string(body), "broken") {
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"boom"}}`)
+			return
+		}
+		fmt.Fprint(w, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"id\":3}"}]}}`)
+	}
+}
+
+func newFake(t *testing.T) (*fakeGateway, *httptest.Server, Target, *Probe) {
+	t.Helper()
+	f := &fakeGateway{}
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	tgt := Target{Endpoint: srv.URL + "/functions/v1/mcp-server", Token: "tok", Client: srv.Client()}
+	return f, srv, tgt, &Probe{MetricsURL: srv.URL + "/metrics", Client: srv.Client()}
+}
+
+func TestRunLoad(t *testing.T) {
+	_, _, tgt, probe := newFake(t)
+	ctx := context.Background()
+	sc := Scenarios(IDs{Class: 1, Submission: 3, HelpRequest: 1}, "2025-06-18")[2]
+	if err := tgt.Preflight(ctx, sc); err != nil {
+		t.Fatalf("Preflight: %v", err)
+	}
+	r, err := RunLoad(ctx, tgt, probe, sc, LoadOptions{Concurrency: 4, Duration: 10 * time.Second, MaxRequests: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Requests != 200 || r.Errors != 0 {
+		t.Errorf("requests %d errors %d, want 200 and 0 (first error %q)", r.Requests, r.Errors, r.FirstError)
+	}
+	if r.UpstreamPerRequest != 2 {
+		t.Errorf("upstream per request = %v, want 2", r.UpstreamPerRequest)
+	}
+	if r.CPUPerRequest != 0 { // the fake's process_cpu_seconds_total is constant
+		t.Errorf("CPU per request = %v, want 0", r.CPUPerRequest)
+	}
+	if r.Latency.P50 <= 0 || r.Latency.P99 < r.Latency.P50 || r.PeakRSS != 10<<20 {
+		t.Errorf("implausible result %+v", r)
+	}
+
+	broken := Scenario{Name: "broken", Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"broken"}`)}
+	if err := tgt.Preflight(ctx, broken); err == nil {
+		t.Error("Preflight accepted a JSON-RPC error")
+	}
+	r, err = RunLoad(ctx, tgt, probe, broken, LoadOptions{Concurrency: 2, Duration: 10 * time.Second, MaxRequests: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Requests != 10 || r.Errors != 10 || !strings.Contains(r.FirstError, "boom") {
+		t.Errorf("broken: requests %d errors %d first %q", r.Requests, r.Errors, r.FirstError)
+	}
+}
+
+func TestRunStreams(t *testing.T) {
+	f, _, tgt, probe := newFake(t)
+	tgt.Client = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	r, err := RunStreams(context.Background(), tgt, probe, StreamOptions{
+		Streams: 40, Hold: 10 * time.Millisecond, OpenParallel: 8, Settle: 10 * time.Second,
+		GoroutineSlack: 10, RSSSlack: 1 << 20, RSSGrowthFraction: 0.25,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Passed() {
+		t.Errorf("stream run failed: %v", r.Problems)
+	}
+	if r.Opened != 40 || r.Open.StreamsOpen != 40 || r.After.StreamsOpen != 0 {
+		t.Errorf("opened %d, open gauge %v, after %v", r.Opened, r.Open.StreamsOpen, r.After.StreamsOpen)
+	}
+	if r.Open.Goroutines < r.Baseline.Goroutines+40 {
+		t.Errorf("goroutines while open %v, baseline %v: streams not held", r.Open.Goroutines, r.Baseline.Goroutines)
+	}
+	if f.streams.Load() != 0 {
+		t.Errorf("%d streams still open on the server", f.streams.Load())
+	}
+
+	f.noGauge = true
+	r, err = RunStreams(context.Background(), tgt, probe, StreamOptions{
+		Streams: 5, Hold: time.Millisecond, OpenParallel: 5, Settle: 10 * time.Second,
+		GoroutineSlack: 10, RSSSlack: 1 << 20,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Passed() || len(r.Notes) != 1 {
+		t.Errorf("a gauge that never moves: problems %v, notes %v; want a note only", r.Problems, r.Notes)
+	}
+
+	tgt.Token = "wrong"
+	r, err = RunStreams(context.Background(), tgt, probe, StreamOptions{Streams: 3, OpenParallel: 1, Settle: time.Second})
+	if err == nil {
+		t.Errorf("a refused warm-up stream did not fail the run: %+v", r)
+	}
+}
