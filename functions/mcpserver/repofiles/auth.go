@@ -49,6 +49,14 @@ func (c *Client) installationID(ctx context.Context, org string) (int64, error) 
 		}
 	}
 	v, err := c.shared(withLimitKey(ctx, "app"), "installations", func(ctx context.Context) (any, error) {
+		// A flight that finished after this caller looked at the cache
+		// already has the list; fetching again would only repeat it.
+		c.instMu.Lock()
+		latest, m := c.instFetched, c.inst
+		c.instMu.Unlock()
+		if latest.After(fetched) {
+			return m, nil
+		}
 		return c.fetchInstallations(ctx)
 	})
 	if err != nil {
