@@ -23,3 +23,13 @@ func catalogue() []*Tool {
 		&searchDiscussionThreadsTool,
 	}
 }
+
+// Names lists the tool names in catalogue order, for bounded metric labels.
+func Names() []string {
+	all := catalogue()
+	names := make([]string, len(all))
+	for i, t := range all {
+		names[i] = t.Name
+	}
+	return names
+}

@@ -84,3 +84,16 @@ func TestCatalogueSchemasAreWellFormed(t *testing.T) {
 		})
 	}
 }
+
+func TestNamesFollowTheCatalogue(t *testing.T) {
+	r := New(Options{})
+	names := Names()
+	if len(names) != len(r.Tools()) {
+		t.Fatalf("Names() has %d entries, the registry %d", len(names), len(r.Tools()))
+	}
+	for i, tool := range r.Tools() {
+		if names[i] != tool.Name {
+			t.Errorf("Names()[%d] = %q, want %q", i, names[i], tool.Name)
+		}
+	}
+}

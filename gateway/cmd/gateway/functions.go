@@ -148,13 +148,9 @@ func urlOrEmpty(u interface{ String() string }, isNil bool) string {
 // nothing here fails on a missing or malformed secret.
 func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error) {
 	w := &wiring{}
-	toolNames := make([]string, 0, 16)
-	for _, t := range tools.New(tools.Options{}).Tools() {
-		toolNames = append(toolNames, t.Name)
-	}
 	w.metrics = metrics.New(metrics.Options{
 		Functions: []string{slugMCPServer, slugMCPTokens},
-		Tools:     toolNames,
+		Tools:     tools.Names(),
 		Tables:    knownTables,
 	})
 	m := w.metrics
