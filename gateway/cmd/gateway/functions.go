@@ -136,13 +136,6 @@ func (s meteredSessions) GetUser(ctx context.Context, token string) (*mcpauth.Su
 	return u, err
 }
 
-func urlOrEmpty(u interface{ String() string }, isNil bool) string {
-	if isNil {
-		return ""
-	}
-	return u.String()
-}
-
 // buildFunctions turns the configuration into the mounted functions. Every
 // function secret is validated at request time, as the original does, so
 // nothing here fails on a missing or malformed secret.
@@ -164,8 +157,8 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 		Transport: m.RoundTripper(base, "postgrest", func(r *http.Request) string { return path.Base(r.URL.Path) })}
 	authHC := &http.Client{Timeout: cfg.UpstreamTimeout, CheckRedirect: noRedirects,
 		Transport: m.RoundTripper(base, "auth", authEndpoint)}
-	restURL := urlOrEmpty(cfg.PostgRESTURL, cfg.PostgRESTURL == nil)
-	authURL := urlOrEmpty(cfg.AuthURL, cfg.AuthURL == nil)
+	restURL := urlString(cfg.PostgRESTURL)
+	authURL := urlString(cfg.AuthURL)
 
 	sessions := &mcpauth.AuthClient{AuthURL: authURL, AnonKey: cfg.SupabaseAnonKey, HTTPClient: authHC, DirectUpstream: cfg.AuthDirect}
 
@@ -280,7 +273,7 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 	repos, err := repofiles.New(repofiles.Options{
 		AppID:         cfg.GitHubAppID,
 		PrivateKeyPEM: cfg.GitHubPrivateKey,
-		BaseURL:       urlOrEmpty(cfg.GitHubAPIURL, cfg.GitHubAPIURL == nil),
+		BaseURL:       urlString(cfg.GitHubAPIURL),
 		HTTPClient: &http.Client{Timeout: cfg.UpstreamTimeout,
 			Transport: m.RoundTripper(newUpstreamTransport(), "github", githubEndpoint)},
 		Logger: log,
