@@ -39,7 +39,8 @@ type Minter func(sub string, scopes []string, tokenID string, days float64, now 
 type Options struct {
 	Users UserLookup
 	// ForSession returns a PostgREST client that acts with the caller's own
-	// Supabase session token, so RLS confines it to the caller's rows.
+	// Supabase session token, so RLS confines it to the caller's rows; nil
+	// when PostgREST is not configured.
 	ForSession func(userID, accessToken string) *userdb.Client
 	Mint       Minter
 	Revoker    Revoker
@@ -204,5 +205,10 @@ func (h *Handler) authenticate(ctx context.Context, r *http.Request) (*caller, e
 	if user == nil || user.ID == "" {
 		return nil, errUnauthorized
 	}
-	return &caller{userID: user.ID, db: h.opts.ForSession(user.ID, token)}, nil
+	db := h.opts.ForSession(user.ID, token)
+	if db == nil {
+		// No PostgREST URL configured: supabase-js's own message, as B8 says.
+		return nil, apierror.New(http.StatusInternalServerError, apierror.ReasonConfig, "supabaseUrl is required.")
+	}
+	return &caller{userID: user.ID, db: db}, nil
 }

@@ -371,3 +371,20 @@ func TestRevokeReportsUnconfirmedRevocation(t *testing.T) {
 		t.Errorf("got %d %s", r.status, r.body)
 	}
 }
+
+func TestPostgRESTNotConfiguredIs500(t *testing.T) {
+	h, err := New(Options{
+		Users:      &mcpauth.AuthClient{AuthURL: env.AuthURL, AnonKey: env.AnonKey},
+		ForSession: func(string, string) *userdb.Client { return nil },
+		Mint:       func(string, []string, string, float64, time.Time) (string, error) { return "", nil },
+		Revoker:    failingRevoker{},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := echo.New()
+	h.Register(e.Group("/functions/v1/mcp-tokens"))
+	if r := do(t, e, "GET", bearer(t, gatewaytest.Alice), ""); r.status != 500 || r.body != `{"error":"supabaseUrl is required."}` {
+		t.Errorf("got %d %s", r.status, r.body)
+	}
+}
