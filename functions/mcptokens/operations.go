@@ -177,10 +177,11 @@ func (h *Handler) revoke(ctx context.Context, r *http.Request) (any, error) {
 		return nil, apierror.New(http.StatusNotFound, apierror.ReasonNotFound, "Token not found")
 	}
 	found, err := jsjson.Decode(raw)
-	if err != nil {
+	row, ok := found.(*jsjson.Object)
+	if err != nil || !ok {
 		return nil, apierror.Internal("Failed to find token", err)
 	}
-	rowID := jsjson.String(found.(*jsjson.Object).Value("id"))
+	rowID := jsjson.String(row.Value("id"))
 
 	now := h.opts.Now().UTC().Format("2006-01-02T15:04:05.000Z")
 	patch, _ := jsjson.Marshal(jsjson.NewObject(1).Set("revoked_at", now))

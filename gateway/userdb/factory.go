@@ -61,6 +61,11 @@ type Options struct {
 	// OnCache, when set, is told whether each ForUser found a reusable
 	// JWT (hit) or had to mint or wait for one (miss), for metrics.
 	OnCache func(hit bool)
+	// Issuer is GATEWAY_ISSUER_URL. Empty (the default) mints exactly the
+	// A10 payload; when set, each JWT also carries "iss":Issuer after
+	// "iat", so a Supabase project that registered the gateway as a
+	// third-party auth issuer accepts it.
+	Issuer string
 }
 
 // Factory hands out per-user PostgREST clients (A7 steps 11–12, A10).
@@ -69,6 +74,7 @@ type Factory struct {
 	base    *postgrest.Client
 	baseErr error
 	rawKey  string
+	issuer  string
 	now     func() time.Time
 	max     int
 
@@ -97,6 +103,7 @@ type cacheEntry struct {
 func NewFactory(opts Options) *Factory {
 	f := &Factory{
 		rawKey:  opts.SigningJWK,
+		issuer:  opts.Issuer,
 		now:     opts.Now,
 		onCache: opts.OnCache,
 		max:     opts.CacheEntries,
@@ -163,7 +170,7 @@ func (f *Factory) token(userID string) (string, error) {
 			return nil, err
 		}
 		nowMs := f.now().UnixMilli()
-		tok, err := mintUserJWT(key, userID, nowMs)
+		tok, err := mintUserJWTWithIssuer(key, userID, f.issuer, nowMs)
 		if err != nil {
 			return nil, err
 		}
@@ -244,13 +251,24 @@ func (f *Factory) PublicJWK() (jwk.Key, error) {
 // Math.round of seconds, as in the original: for whole milliseconds
 // Math.round(ms/1000) equals floor((ms+500)/1000).
 func mintUserJWT(key *signingKey, userID string, nowMs int64) (string, error) {
-	p := make([]byte, 0, 128+len(userID))
+	return mintUserJWTWithIssuer(key, userID, "", nowMs)
+}
+
+// mintUserJWTWithIssuer is mintUserJWT with "iss":issuer appended after
+// "iat" when issuer is not empty; with an empty issuer the bytes are
+// exactly A10's.
+func mintUserJWTWithIssuer(key *signingKey, userID, issuer string, nowMs int64) (string, error) {
+	p := make([]byte, 0, 128+len(userID)+len(issuer))
 	p = append(p, `{"sub":`...)
 	p = jsjson.AppendString(p, userID)
 	p = append(p, `,"role":"authenticated","aud":"authenticated","exp":`...)
 	p = jsjson.AppendNumber(p, float64(roundSeconds(nowMs+TokenLifetime.Milliseconds())))
 	p = append(p, `,"iat":`...)
 	p = jsjson.AppendNumber(p, float64(roundSeconds(nowMs)))
+	if issuer != "" {
+		p = append(p, `,"iss":`...)
+		p = jsjson.AppendString(p, issuer)
+	}
 	p = append(p, '}')
 
 	signing := key.header + "." + base64.RawURLEncoding.EncodeToString(p)
