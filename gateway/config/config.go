@@ -149,6 +149,11 @@ type Config struct {
 	// RedactKeys is GATEWAY_REDACT_KEYS, comma-separated key fragments whose
 	// values are scrubbed from tool output; empty uses the built-in list.
 	RedactKeys []string
+	// IssuerURL is GATEWAY_ISSUER_URL, trailing slashes removed; "" when
+	// unset. When set, the user JWTs carry it as "iss" and the gateway
+	// serves <path>/.well-known/openid-configuration and jwks.json, so the
+	// project can trust the gateway as a third-party auth issuer.
+	IssuerURL string
 }
 
 // FromEnvironment is Load(os.Getenv): the one place the gateway reads the
@@ -208,6 +213,9 @@ func Load(getenv func(string) string) (Config, error) {
 	c.OAuthLegacySecret = getenv("GATEWAY_OAUTH_LEGACY_JWT_SECRET")
 	if iss := p.baseURL("GATEWAY_OAUTH_ISSUER", c.AuthURL); iss != nil {
 		c.OAuthIssuer = iss.String()
+	}
+	if iss := p.baseURL("GATEWAY_ISSUER_URL", nil); iss != nil {
+		c.IssuerURL = iss.String()
 	}
 	for _, k := range strings.Split(p.lookup("GATEWAY_REDACT_KEYS"), ",") {
 		if k = strings.TrimSpace(k); k != "" {

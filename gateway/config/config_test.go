@@ -183,6 +183,10 @@ func TestLoadValid(t *testing.T) {
 		{"keepalive 0 is off", map[string]string{"GATEWAY_SSE_KEEPALIVE": "0"}, func(_ *testing.T, c *Config) { c.SSEKeepalive = 0 }},
 		{"surrounding blanks are ignored", map[string]string{"GATEWAY_LISTEN_ADDR": " :8000 "}, func(_ *testing.T, c *Config) { c.ListenAddr = ":8000" }},
 		{"GitHub API URL", map[string]string{"GITHUB_API_URL": "https://ghe.example.edu/api/v3/"}, func(t *testing.T, c *Config) { c.GitHubAPIURL = mustURL(t, "https://ghe.example.edu/api/v3") }},
+		{"issuer URL", map[string]string{"GATEWAY_ISSUER_URL": " https://project.supabase.co/functions/v1/mcp-server/oidc/ "}, func(_ *testing.T, c *Config) {
+			c.IssuerURL = "https://project.supabase.co/functions/v1/mcp-server/oidc"
+		}},
+		{"issuer URL at a host's root", map[string]string{"GATEWAY_ISSUER_URL": "https://mcp.example.edu"}, func(_ *testing.T, c *Config) { c.IssuerURL = "https://mcp.example.edu" }},
 		{"wildcard origin spelled out", map[string]string{"GATEWAY_ALLOWED_ORIGINS": "*"}, func(_ *testing.T, c *Config) { c.AllowedOrigins = []string{"*"} }},
 	}
 	for _, tt := range tests {
@@ -252,6 +256,10 @@ func TestLoadMalformed(t *testing.T) {
 			`GITHUB_API_URL must be an absolute http or https URL without query or fragment, e.g. https://project.supabase.co (got "api.github.com")`},
 		{"GATEWAY_OAUTH_ISSUER", map[string]string{"GATEWAY_OAUTH_ISSUER": "auth/v1"},
 			`GATEWAY_OAUTH_ISSUER must be an absolute http or https URL without query or fragment, e.g. https://project.supabase.co (got "auth/v1")`},
+		{"GATEWAY_ISSUER_URL relative", map[string]string{"GATEWAY_ISSUER_URL": "/functions/v1/mcp-server/oidc"},
+			`GATEWAY_ISSUER_URL must be an absolute http or https URL without query or fragment, e.g. https://project.supabase.co (got "/functions/v1/mcp-server/oidc")`},
+		{"GATEWAY_ISSUER_URL with a fragment", map[string]string{"GATEWAY_ISSUER_URL": "https://x.example/oidc#k"},
+			`GATEWAY_ISSUER_URL must be an absolute http or https URL without query or fragment, e.g. https://project.supabase.co (got "https://x.example/oidc#k")`},
 		{"GATEWAY_FALLBACK_URL", map[string]string{"GATEWAY_FALLBACK_URL": "functions:9000"},
 			`GATEWAY_FALLBACK_URL must be an absolute http or https URL without query or fragment, e.g. https://project.supabase.co (got "functions:9000")`},
 		{"GATEWAY_ALLOWED_ORIGINS with a path", map[string]string{"GATEWAY_ALLOWED_ORIGINS": "https://a.example/app"},

@@ -187,6 +187,65 @@ func TestMintUserJWT(t *testing.T) {
 	}
 }
 
+// TestFactoryIssuer: without Options.Issuer the factory mints A10's
+// payload byte for byte; with it, "iss" follows "iat" and nothing else
+// changes, and golang-jwt accepts the token with WithIssuer.
+func TestFactoryIssuer(t *testing.T) {
+	const user = "11111111-1111-4111-8111-111111111111"
+	const nowMs = 1764460800123
+	k := newTestKey(t)
+	tests := []struct {
+		name, issuer, wantPayload string
+	}{
+		{"unset", "",
+			`{"sub":"11111111-1111-4111-8111-111111111111","role":"authenticated","aud":"authenticated","exp":1764460860,"iat":1764460800}`},
+		{"set", "https://project.example/functions/v1/mcp-server/oidc",
+			`{"sub":"11111111-1111-4111-8111-111111111111","role":"authenticated","aud":"authenticated","exp":1764460860,"iat":1764460800,"iss":"https://project.example/functions/v1/mcp-server/oidc"}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := NewFactory(Options{RestURL: "http://rest.invalid/rest/v1", AnonKey: "anon",
+				SigningJWK: k.jwk("kid-1"), Issuer: tc.issuer, Now: fixedClock(nowMs)})
+			tok, err := f.token(user)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parts := strings.Split(tok, ".")
+			if len(parts) != 3 {
+				t.Fatalf("token has %d parts", len(parts))
+			}
+			header, _ := base64.RawURLEncoding.DecodeString(parts[0])
+			payload, _ := base64.RawURLEncoding.DecodeString(parts[1])
+			want := []string{`{"alg":"ES256","typ":"JWT","kid":"kid-1"}`, tc.wantPayload}
+			if diff := cmp.Diff(want, []string{string(header), string(payload)}); diff != "" {
+				t.Errorf("header/payload (-want +got):\n%s", diff)
+			}
+			if tc.issuer == "" {
+				// The factory path is the one TestMintUserJWT pins.
+				sk, err := parseSigningJWK(k.jwk("kid-1"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				plain, _ := mintUserJWT(sk, user, nowMs)
+				if p := strings.Split(plain, ".")[1]; p != parts[1] {
+					t.Errorf("payload differs from mintUserJWT's: %s vs %s", parts[1], p)
+				}
+				return
+			}
+			_, err = jwt.NewParser(
+				jwt.WithValidMethods([]string{"ES256"}),
+				jwt.WithIssuer(tc.issuer),
+				jwt.WithAudience("authenticated"),
+				jwt.WithExpirationRequired(),
+				jwt.WithTimeFunc(func() time.Time { return time.UnixMilli(nowMs) }),
+			).Parse(tok, func(*jwt.Token) (any, error) { return &k.priv.PublicKey, nil })
+			if err != nil {
+				t.Errorf("minted JWT does not verify with its issuer: %v", err)
+			}
+		})
+	}
+}
+
 func TestRoundSeconds(t *testing.T) {
 	for ms, want := range map[int64]int64{0: 0, 499: 0, 500: 1, 1499: 1, 1500: 2, -500: 0, -501: -1, -1500: -1} {
 		if got := roundSeconds(ms); got != want {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -20,6 +21,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway"
 	"github.com/pawtograder/mcp-gateway/gateway/apierror"
 	"github.com/pawtograder/mcp-gateway/gateway/config"
+	"github.com/pawtograder/mcp-gateway/gateway/issuer"
 	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
 	"github.com/pawtograder/mcp-gateway/gateway/metrics"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
@@ -220,8 +222,17 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 		HTTPClient:     hc,
 		Observe:        observe,
 		OnCache:        m.JWTCache,
+		Issuer:         cfg.IssuerURL,
 	})
 	w.close = auth.Close
+
+	// The OIDC issuer documents for third-party auth (GATEWAY_ISSUER_URL):
+	// inside mcp-server's group when the issuer path lies there (the only
+	// gateway path hosted Supabase forwards), else at the root.
+	mountIssuer, err := buildIssuer(cfg, log, users, w)
+	if err != nil {
+		return nil, err
+	}
 
 	// mcp-tokens reads and writes as the signed-in web user.
 	var anonBase *postgrest.Client
@@ -260,13 +271,17 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 			return c.JSON(http.StatusNotFound, map[string]string{"code": "NOT_FOUND", "message": "Requested function was not found"})
 		}
 		w.functions = append(w.functions,
-			gateway.Function{Slug: slugMCPServer, Register: func(g *echo.Group) { g.Any("", notFound); g.Any("/*", notFound) }},
+			gateway.Function{Slug: slugMCPServer, Register: func(g *echo.Group) {
+				mountIssuer(g)
+				g.Any("", notFound)
+				g.Any("/*", notFound)
+			}},
 		)
-		w.routes = func(e *echo.Echo) {
+		addRoutes(w, func(e *echo.Echo) {
 			for _, p := range protectedresource.Paths("/functions/v1/" + slugMCPServer)[:2] {
 				e.Any(p, notFound)
 			}
-		}
+		})
 		return w, nil
 	}
 
@@ -319,14 +334,15 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 		if meta != nil {
 			g.Any(protectedresource.WellKnownPath, meta.Serve)
 		}
+		mountIssuer(g)
 		server.Register(g)
 	}})
 	if meta != nil {
-		w.routes = func(e *echo.Echo) {
+		addRoutes(w, func(e *echo.Echo) {
 			for _, p := range protectedresource.Paths("/functions/v1/" + slugMCPServer)[:2] {
 				e.Any(p, meta.Serve)
 			}
-		}
+		})
 	}
 	w.pre = append(w.pre, server.MethodFallback("/functions/v1/"+slugMCPServer, "/"+slugMCPServer))
 	w.onShutdown = append(w.onShutdown, func() {
@@ -337,4 +353,63 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 		}
 	})
 	return w, nil
+}
+
+// addRoutes appends f to the routes added outside the function namespace.
+func addRoutes(w *wiring, f func(e *echo.Echo)) {
+	prev := w.routes
+	w.routes = func(e *echo.Echo) {
+		if prev != nil {
+			prev(e)
+		}
+		f(e)
+	}
+}
+
+// buildIssuer serves the OIDC issuer documents when GATEWAY_ISSUER_URL is
+// set. When the issuer path lies in mcp-server (/functions/v1/mcp-server/…,
+// or /mcp-server/… behind a path-stripping proxy), the returned function
+// mounts them in that function's group, before its catch-all; otherwise
+// they are added at the root and the returned function does nothing.
+func buildIssuer(cfg config.Config, log *slog.Logger, users *userdb.Factory, w *wiring) (func(g *echo.Group), error) {
+	none := func(*echo.Group) {}
+	if cfg.IssuerURL == "" {
+		return none, nil
+	}
+	iss, err := issuer.New(issuer.Options{IssuerURL: cfg.IssuerURL, PublicJWK: users.PublicJWK})
+	if err != nil {
+		return nil, fmt.Errorf("GATEWAY_ISSUER_URL: %w", err)
+	}
+	if !strings.HasPrefix(iss.URL(), "https://") {
+		log.Warn("GATEWAY_ISSUER_URL is not https; Supabase third-party auth accepts only https issuers")
+	}
+	inFunction, rel, err := issuerMount(iss.Path())
+	if err != nil {
+		return nil, err
+	}
+	if inFunction {
+		return func(g *echo.Group) { iss.Register(g, rel) }, nil
+	}
+	addRoutes(w, func(e *echo.Echo) { iss.Register(e, rel) })
+	return none, nil
+}
+
+// issuerMount decides where the issuer documents are routed: in the
+// mcp-server group at rel (inFunction), or at the root at rel. A path in
+// another function the gateway serves is refused: its own catch-all or the
+// gateway's prefix rewriting would shadow the documents there.
+func issuerMount(path string) (inFunction bool, rel string, err error) {
+	rest, prefixed := strings.CutPrefix(path, gateway.FunctionsPrefix+"/")
+	if !prefixed {
+		rest = strings.TrimPrefix(path, "/")
+	}
+	slug, _, _ := strings.Cut(rest, "/")
+	switch slug {
+	case slugMCPServer:
+		return true, strings.TrimPrefix(rest, slugMCPServer), nil
+	case slugMCPTokens:
+		return false, "", fmt.Errorf("GATEWAY_ISSUER_URL must not lie in the %s function (got path %q); use a path under %s/%s/ or outside %s/",
+			slugMCPTokens, path, gateway.FunctionsPrefix, slugMCPServer, gateway.FunctionsPrefix)
+	}
+	return false, path, nil
 }
