@@ -65,7 +65,7 @@ func main() {
 			fmt.Fprintln(os.Stderr, "loadtest:", err)
 			os.Exit(1)
 		}
-		fmt.Println(port)
+		fmt.Fprintln(os.Stdout, port) // the command's output, read by scripts/bench
 		return
 	}
 	var o options
