@@ -35,9 +35,11 @@ func TestMain(m *testing.M) {
 
 const e2eSecret = "e2e-mcp-jwt-secret-with-at-least-32-chars"
 
-// startGateway serves a gateway configured from vars (on top of the stack's
-// settings) and returns its base URL.
-func startGateway(t *testing.T, vars map[string]string) string {
+// startGatewayAt serves a gateway configured from the stack's settings
+// plus vars(base), where base is the gateway's own URL (known before the
+// configuration is loaded, for settings such as GATEWAY_ISSUER_URL). It
+// returns the base, the loaded configuration and the gateway's log.
+func startGatewayAt(t *testing.T, vars func(base string) map[string]string) (string, config.Config, *syncBuffer) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -56,14 +58,15 @@ func startGateway(t *testing.T, vars map[string]string) string {
 	for k, v := range env.GatewayVars() {
 		all[k] = v
 	}
-	for k, v := range vars {
+	for k, v := range vars(base) {
 		all[k] = v
 	}
 	cfg, err := config.Load(func(k string) string { return all[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, _, cleanup, err := newServer(cfg, slog.New(slog.DiscardHandler))
+	logs := &syncBuffer{}
+	srv, _, cleanup, err := newServer(cfg, slog.New(slog.NewJSONHandler(logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,6 +75,14 @@ func startGateway(t *testing.T, vars map[string]string) string {
 	hs.Listener = ln
 	hs.Start()
 	t.Cleanup(func() { hs.Close(); cleanup() })
+	return base, cfg, logs
+}
+
+// startGateway serves a gateway configured from the stack's settings plus
+// vars and returns its base URL.
+func startGateway(t *testing.T, vars map[string]string) string {
+	t.Helper()
+	base, _, _ := startGatewayAt(t, func(string) map[string]string { return vars })
 	return base
 }
 

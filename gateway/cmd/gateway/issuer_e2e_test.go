@@ -5,8 +5,6 @@ import (
 	"crypto/ecdsa"
 	"encoding/base64"
 	"encoding/json"
-	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -20,53 +18,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/lestrrat-go/jwx/v2/jwk"
 
-	"github.com/pawtograder/mcp-gateway/gateway/config"
 	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
 	"github.com/pawtograder/mcp-gateway/gateway/userdb"
 )
-
-// startGatewayAt is startGateway for settings that depend on the
-// gateway's own base URL (GATEWAY_ISSUER_URL): vars receives the base
-// before the configuration is loaded. It returns the base, the loaded
-// configuration and the gateway's log.
-func startGatewayAt(t *testing.T, vars func(base string) map[string]string) (string, config.Config, *syncBuffer) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + ln.Addr().String()
-	all := map[string]string{
-		"SUPABASE_URL":              env.URL,
-		"SUPABASE_ANON_KEY":         env.AnonKey,
-		"SUPABASE_SERVICE_ROLE_KEY": env.ServiceRoleKey,
-		"MCP_JWT_SECRET":            e2eSecret,
-		"JWT_SECRET":                env.SigningJWK,
-		"GATEWAY_PUBLIC_URL":        base,
-		"EDGE_FUNCTIONS_URL":        base,
-	}
-	for k, v := range env.GatewayVars() {
-		all[k] = v
-	}
-	for k, v := range vars(base) {
-		all[k] = v
-	}
-	cfg, err := config.Load(func(k string) string { return all[k] })
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs := &syncBuffer{}
-	srv, _, cleanup, err := newServer(cfg, slog.New(slog.NewJSONHandler(logs, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewUnstartedServer(srv.Handler())
-	hs.Listener.Close()
-	hs.Listener = ln
-	hs.Start()
-	t.Cleanup(func() { hs.Close(); cleanup() })
-	return base, cfg, logs
-}
 
 // authRecorder records the Authorization header of each request it passes
 // on, to capture the user JWT a Factory sends.
