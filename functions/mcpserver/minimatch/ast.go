@@ -209,35 +209,14 @@ const maxExtglobRecursion = 2
 // parseAST works on runes; positions are rune indexes. (The original works on
 // UTF-16 code units; the two only differ for astral-plane characters.)
 func parseAST(str []rune, a *ast, pos int, extDepth int) int {
-	escaping := false
-	inBrace := false
-	braceStart := -1
-	braceNeg := false
+	var lit literalScan
 	if a.typ == noType {
 		i := pos
 		var acc strings.Builder
 		for i < len(str) {
 			c := str[i]
 			i++
-			if escaping || c == '\\' {
-				escaping = !escaping
-				acc.WriteRune(c)
-				continue
-			}
-			if inBrace {
-				if i == braceStart+1 {
-					if c == '^' || c == '!' {
-						braceNeg = true
-					}
-				} else if c == ']' && !(i == braceStart+2 && braceNeg) {
-					inBrace = false
-				}
-				acc.WriteRune(c)
-				continue
-			} else if c == '[' {
-				inBrace = true
-				braceStart = i
-				braceNeg = false
+			if lit.consume(c, i) {
 				acc.WriteRune(c)
 				continue
 			}
@@ -262,25 +241,7 @@ func parseAST(str []rune, a *ast, pos int, extDepth int) int {
 	for i < len(str) {
 		c := str[i]
 		i++
-		if escaping || c == '\\' {
-			escaping = !escaping
-			acc.WriteRune(c)
-			continue
-		}
-		if inBrace {
-			if i == braceStart+1 {
-				if c == '^' || c == '!' {
-					braceNeg = true
-				}
-			} else if c == ']' && !(i == braceStart+2 && braceNeg) {
-				inBrace = false
-			}
-			acc.WriteRune(c)
-			continue
-		} else if c == '[' {
-			inBrace = true
-			braceStart = i
-			braceNeg = false
+		if lit.consume(c, i) {
 			acc.WriteRune(c)
 			continue
 		}
@@ -722,4 +683,41 @@ func unescape(s string) string {
 
 func isLineTerminator(c rune) bool {
 	return c == '\n' || c == '\r' || c == 0x2028 || c == 0x2029
+}
+
+// literalScan follows the escapes and [...] classes of a pattern while
+// parseAST looks for extglobs: characters inside them are literal to the
+// AST. Both of parseAST's loops (minimatch's two copies of this code) share
+// it, so they cannot drift apart.
+type literalScan struct {
+	escaping   bool
+	inBrace    bool
+	braceStart int
+	braceNeg   bool
+}
+
+// consume reports whether c, read just before index i, belongs to an
+// escape or a class and must be copied as is.
+func (l *literalScan) consume(c rune, i int) bool {
+	if l.escaping || c == '\\' {
+		l.escaping = !l.escaping
+		return true
+	}
+	if l.inBrace {
+		if i == l.braceStart+1 {
+			if c == '^' || c == '!' {
+				l.braceNeg = true
+			}
+		} else if c == ']' && !(i == l.braceStart+2 && l.braceNeg) {
+			l.inBrace = false
+		}
+		return true
+	}
+	if c == '[' {
+		l.inBrace = true
+		l.braceStart = i
+		l.braceNeg = false
+		return true
+	}
+	return false
 }
