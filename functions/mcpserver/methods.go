@@ -38,6 +38,9 @@ func (s *Server) dispatch(ctx context.Context, cl *caller, msg *jsjson.Object, l
 	method, present := msg.Get("method")
 	name, _ := method.(string)
 	s.metrics.RPCRequest(name)
+	if resp, ok := s.dispatchApps(cl, id, name, msg.Value("params")); ok {
+		return resp // MCP Apps views, where negotiated (apps.go)
+	}
 	switch name {
 	case methodInitialize:
 		return resultResponse(id, s.initializeResults[s.negotiate(msg.Value("params"))])

@@ -105,7 +105,7 @@ func TestRevisionRules(t *testing.T) {
 				t.Errorf("tools/list: status %d", code)
 			}
 			if tc.structure {
-				golden(t, "tools_list_structured.golden", []byte(strings.Replace(got, `"id":4,`, `"id":1,`, 1)))
+				golden(t, "tools_list_apps.golden" /* _meta.ui on the view tools: apps_test.go */, []byte(strings.Replace(got, `"id":4,`, `"id":1,`, 1)))
 				if n := strings.Count(got, `,"outputSchema":{"type":"object","properties":{"result":`); n != 16 {
 					t.Errorf("tools/list has %d outputSchemas after inputSchema, want 16", n)
 				}

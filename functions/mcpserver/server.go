@@ -153,6 +153,8 @@ type Server struct {
 	initializeResults         map[string][]byte
 	toolsListResult           []byte
 	toolsListResultStructured []byte
+	// apps holds the MCP Apps answers (resources.go).
+	apps *appsAnswers
 }
 
 // New validates opts and returns a Server.
@@ -221,6 +223,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.toolsListResultStructured, err = toolsListResult(s.tools, true); err != nil {
 		return nil, fmt.Errorf("mcpserver: encoding tools/list: %w", err)
+	}
+	if s.apps, err = newAppsAnswers(s.toolsListResultStructured); err != nil {
+		return nil, fmt.Errorf("mcpserver: encoding the MCP Apps answers: %w", err)
 	}
 	return s, nil
 }

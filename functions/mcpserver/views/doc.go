@@ -1,0 +1,33 @@
+// Package views holds the MCP Apps views (the io.modelcontextprotocol/ui
+// extension, SEP-1865, specification 2026-01-26) of the mcp-server function:
+// three static HTML documents that hosts supporting the extension render in
+// a sandboxed frame beside a tool's answer.
+//
+//   - ui://pawtograder/submission-review, for get_submission,
+//     list_submission_tests and get_test_output: score and status, the tests
+//     (failed first, filterable, each output expandable and fetched with
+//     get_test_output when missing) and the submitted files as a tree with a
+//     line-numbered viewer (get_submission_files when contents are missing);
+//   - ui://pawtograder/help-request, for get_help_request: the question and
+//     the thread with the pseudonymous names the tool returns, the linked
+//     submission's test summary and a button that opens its review
+//     (get_submission through the host);
+//   - ui://pawtograder/assignment, for get_assignment and
+//     get_submissions_for_student: dates, points and a student's submissions
+//     over time with their scores.
+//
+// The documents are assembled once from the embedded assets (one shell, one
+// style sheet, one script) and carry no data: everything shown arrives from
+// the host as tool results, or from tools/call requests the view sends to
+// the host, which forwards them with the user's own token, scopes and row
+// level security. They load nothing from outside (no external scripts,
+// fonts or images), so the resources declare a CSP without origins.
+//
+// The app side of the postMessage dialect (ui/initialize, the tool-input
+// and tool-result notifications, tools/call, size-changed) is implemented in
+// assets/bridge.js instead of bundling the official @modelcontextprotocol/ext-apps
+// App class: the views need a handful of messages, a bundle would add
+// several hundred kilobytes of generated code to every view, and the tests
+// drive the views with the official host-side AppBridge, which checks the
+// dialect.
+package views

@@ -1,0 +1,110 @@
+package views
+
+import (
+	"embed"
+	"strings"
+)
+
+// Extension is the MCP Apps extension identifier, as clients declare it in
+// capabilities.extensions.
+const Extension = "io.modelcontextprotocol/ui"
+
+// MIMEType is the media type of an MCP Apps HTML view.
+const MIMEType = "text/html;profile=mcp-app"
+
+// View is one ui:// resource.
+type View struct {
+	// URI is the resource's ui:// address.
+	URI string
+	// Name is the resource's programmatic name; Title its display name.
+	Name, Title string
+	// Description says what the view shows.
+	Description string
+	// Tools are the tools whose results the view renders (in tools/list,
+	// each carries _meta.ui.resourceUri = URI).
+	Tools []string
+	// HTML is the self-contained document.
+	HTML string
+}
+
+//go:embed assets/shell.html assets/view.css assets/bridge.js assets/views.js
+var assets embed.FS
+
+// catalogue is every view, in resources/list order.
+var catalogue = []View{
+	{
+		URI:         "ui://pawtograder/submission-review",
+		Name:        "submission-review",
+		Title:       "Submission review",
+		Description: "A submission's score and status, its tests (failed first, with their output) and its files.",
+		Tools:       []string{"get_submission", "list_submission_tests", "get_test_output"},
+	},
+	{
+		URI:         "ui://pawtograder/help-request",
+		Name:        "help-request",
+		Title:       "Help request",
+		Description: "A help request's question and thread, and the linked submission's test summary.",
+		Tools:       []string{"get_help_request"},
+	},
+	{
+		URI:         "ui://pawtograder/assignment",
+		Name:        "assignment",
+		Title:       "Assignment at a glance",
+		Description: "An assignment's dates and points, and a student's submissions over time with their scores.",
+		Tools:       []string{"get_assignment", "get_submissions_for_student"},
+	},
+}
+
+// viewKey is the data-view attribute each document boots with.
+var viewKey = map[string]string{
+	"submission-review": "review",
+	"help-request":      "help",
+	"assignment":        "assignment",
+}
+
+func init() {
+	read := func(name string) string {
+		b, err := assets.ReadFile("assets/" + name)
+		if err != nil {
+			panic("views: " + err.Error()) // embedded: cannot happen
+		}
+		return string(b)
+	}
+	shell, css := read("shell.html"), read("view.css")
+	js := read("bridge.js") + "\n" + read("views.js")
+	for i := range catalogue {
+		v := &catalogue[i]
+		v.HTML = strings.NewReplacer(
+			"{{TITLE}}", v.Title,
+			"{{VIEW}}", viewKey[v.Name],
+			"{{CSS}}", strings.TrimSpace(css),
+			"{{JS}}", strings.TrimSpace(js),
+		).Replace(shell)
+	}
+}
+
+// All returns every view, in resources/list order. The slice is shared: do
+// not modify it.
+func All() []View { return catalogue }
+
+// Lookup returns the view at uri.
+func Lookup(uri string) (View, bool) {
+	for _, v := range catalogue {
+		if v.URI == uri {
+			return v, true
+		}
+	}
+	return View{}, false
+}
+
+// ForTool returns the URI of the view that renders tool's results.
+func ForTool(tool string) (string, bool) {
+	for _, v := range catalogue {
+		for _, t := range v.Tools {
+			if t == tool {
+				return v.URI, true
+			}
+		}
+	}
+	return "", false
+}
