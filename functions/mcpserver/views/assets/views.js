@@ -147,7 +147,7 @@ function reviewHeader(st) {
   var score = null;
   if (isObject(g)) score = fmtNumber(g.score) + " / " + fmtNumber(g.max_score);
   else if (st.summary) score = fmtNumber(st.summary.total_score) + " / " + fmtNumber(st.summary.max_score);
-  var children = [el("h1", { text: title })];
+  var children = [el("h1", { id: "review-h", tabindex: "-1", text: title })];
   if (s) {
     children.push(el("p", { class: "muted", text: [
       s.student_name ? s.student_name : "Group submission",
@@ -179,7 +179,7 @@ function testsSection(st, ctx) {
     section.appendChild(statusLine("No tests were recorded."));
     return section;
   }
-  var filterId = newId("filter");
+  var filterId = "test-filter";
   var select = el("select", { id: filterId, onchange: function (e) { st.filter = e.target.value; ctx.rerender("filter"); } },
     [["all", "All tests"], ["failed", "Failed only"], ["passed", "Passed only"]].map(function (o) {
       return el("option", { value: o[0], selected: st.filter === o[0], text: o[1] });
@@ -196,6 +196,7 @@ function testsSection(st, ctx) {
   var tbody = el("tbody");
   sorted.forEach(function (t) {
     var outId = "out-" + t.id;
+    var part = t.part === null || t.part === undefined ? "–" : String(t.part);
     var open = st.expanded.has(t.id);
     var toggle = el("button", {
       class: "link", "aria-expanded": open ? "true" : "false", "aria-controls": outId,
@@ -203,8 +204,8 @@ function testsSection(st, ctx) {
       onclick: function () { ctx.toggleOutput(t); },
     }, [(open ? "▾ " : "▸ "), el("span", { class: "test-name", text: t.name })]);
     tbody.appendChild(el("tr", { class: t.passed ? "passed" : "failed", "data-test-id": t.id }, [
-      el("td", null, [toggle]),
-      el("td", { text: t.part === null || t.part === undefined ? "–" : t.part }),
+      el("td", { class: "test" }, [toggle, part === "–" ? null : el("span", { class: "part-inline muted", text: part })]),
+      el("td", { class: "col-part", text: part }),
       el("td", { class: "num", text: fmtNumber(t.score) + " / " + fmtNumber(t.max_score) }),
       el("td", null, [badge(t.passed, "Passed", "Failed")]),
     ]));
@@ -220,7 +221,7 @@ function testsSection(st, ctx) {
   var table = el("table", null, [
     el("caption", { class: "visually-hidden", text: "Tests, failed first" }),
     el("thead", null, [el("tr", null, [
-      el("th", { scope: "col", text: "Test" }), el("th", { scope: "col", text: "Part" }),
+      el("th", { scope: "col", text: "Test" }), el("th", { scope: "col", class: "col-part", text: "Part" }),
       el("th", { scope: "col", class: "num", text: "Score" }), el("th", { scope: "col", text: "Result" }),
     ])]),
     tbody,
@@ -299,6 +300,17 @@ function filesSection(st, ctx) {
   return section;
 }
 
+// focusKeyOf returns a selector finding node again after a re-render of
+// root, or null.
+function focusKeyOf(node, root) {
+  if (!node || node === document.body || !root.contains(node)) return null;
+  if (node.id) return "#" + node.id;
+  if (node.hasAttribute("data-test-id")) return 'button[data-test-id="' + node.getAttribute("data-test-id") + '"]';
+  if (node.hasAttribute("data-file")) return '[data-file="' + CSS.escape(node.getAttribute("data-file")) + '"]';
+  if (node.tagName === "SELECT") return "select";
+  return null;
+}
+
 // globEscape escapes the glob metacharacters of a file name so that
 // get_submission_files matches exactly that file.
 function globEscape(name) {
@@ -313,6 +325,8 @@ function mountReview(root, args) {
   var classId = function () { return st.args.class_id; };
 
   function render(focusKey) {
+    // Re-rendering replaces the nodes: keep the keyboard focus where it was.
+    if (!focusKey) focusKey = focusKeyOf(document.activeElement, root);
     clear(root);
     root.appendChild(reviewHeader(st));
     root.appendChild(testsSection(st, ctx));
@@ -325,7 +339,7 @@ function mountReview(root, args) {
   ctx.rerender = function (what) { render(what === "filter" ? "select" : null); };
 
   ctx.toggleOutput = function (t) {
-    var key = '[data-test-id="' + t.id + '"] button';
+    var key = 'button[data-test-id="' + t.id + '"]';
     if (st.expanded.has(t.id)) {
       st.expanded.delete(t.id);
       render(key);
@@ -398,7 +412,7 @@ function mountReview(root, args) {
       }));
     }
     render();
-    Promise.all(calls).then(function () { render(); });
+    if (calls.length) Promise.all(calls).then(function () { render(); });
   }
 
   return {
@@ -501,7 +515,7 @@ function renderHelp(root, v, args) {
           button.disabled = false;
           review.fromSubmission(value);
           var h = reviewRoot.querySelector("h1");
-          if (h) { h.setAttribute("tabindex", "-1"); h.focus(); }
+          if (h) h.focus();
         }, function (e) {
           button.disabled = false;
           clear(reviewRoot);

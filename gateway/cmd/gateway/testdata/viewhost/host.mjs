@@ -1,0 +1,241 @@
+// Hosts the gateway's MCP Apps views the way a host does, and prints what it
+// saw as one JSON object for views_e2e_test.go.
+//
+// 1. The MCP TypeScript SDK client (1.32.2) connects to the gateway
+//    declaring the io.modelcontextprotocol/ui extension, lists the tools
+//    (each view tool's _meta.ui.resourceUri) and the resources, and reads
+//    every view.
+// 2. Headless Chromium (playwright-core) opens host.html from a loopback
+//    server; the page puts each view into a sandboxed iframe and connects the
+//    official @modelcontextprotocol/ext-apps AppBridge to it. The tool input
+//    and result fed to the view come from a real tools/call through the
+//    gateway; tools/call requests from the view go back through the bridge
+//    to this script, which forwards them to the gateway with the same SDK
+//    client and records them.
+// 3. Every browser request that is not to the loopback server is refused
+//    and recorded. Screenshots go to the output directory.
+//
+// Usage: node host.mjs <endpoint URL> <bearer token> <output dir> <chromium path>
+import http from "node:http";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { chromium } from "playwright-core";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+const [endpoint, token, outDir, chromiumPath] = process.argv.slice(2);
+const here = path.dirname(fileURLToPath(import.meta.url));
+const UI = "io.modelcontextprotocol/ui";
+const MIME = "text/html;profile=mcp-app";
+const out = { toolCalls: [], blocked: [], requests: [], consoleErrors: [], scenarios: {} };
+
+// ---- 1. The SDK client ------------------------------------------------------
+const transport = new StreamableHTTPClientTransport(new URL(endpoint), {
+  requestInit: { headers: { Authorization: `Bearer ${token}` } },
+});
+const client = new Client({ name: "pawtograder-viewhost", version: "1.0.0" },
+  { capabilities: { extensions: { [UI]: { mimeTypes: [MIME] } } } });
+await client.connect(transport);
+out.negotiatedProtocol = transport.protocolVersion ?? null;
+out.serverCapabilities = client.getServerCapabilities();
+
+const { tools } = await client.listTools();
+const toolByName = new Map(tools.map((t) => [t.name, t]));
+out.toolUI = Object.fromEntries(tools.filter((t) => t._meta?.ui).map((t) => [t.name, t._meta.ui]));
+const { resources } = await client.listResources();
+out.resources = resources.map((r) => ({ uri: r.uri, name: r.name, mimeType: r.mimeType, _meta: r._meta }));
+const views = {};
+out.reads = {};
+for (const r of resources) {
+  const read = await client.readResource({ uri: r.uri });
+  const c = read.contents[0];
+  views[r.uri] = c;
+  out.reads[r.uri] = { count: read.contents.length, uri: c.uri, mimeType: c.mimeType, bytes: c.text?.length ?? 0, _meta: c._meta };
+}
+try {
+  await client.readResource({ uri: "ui://pawtograder/nope" });
+  out.readUnknown = "no error";
+} catch (e) {
+  out.readUnknown = { code: e.code ?? null, message: e.message };
+}
+
+async function callGateway(params) {
+  out.toolCalls.push({ name: params.name, arguments: params.arguments ?? {} });
+  return client.callTool({ name: params.name, arguments: params.arguments ?? {} });
+}
+
+// ---- 2. The browser host ----------------------------------------------------
+const bundle = await build({
+  stdin: {
+    contents: 'export { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";',
+    resolveDir: here,
+  },
+  bundle: true, format: "esm", platform: "browser", write: false, logLevel: "warning",
+});
+const files = {
+  "/host.html": ["text/html; charset=utf-8", await fs.readFile(path.join(here, "host.html"))],
+  "/bridge.js": ["text/javascript; charset=utf-8", Buffer.from(bundle.outputFiles[0].text)],
+};
+const server = http.createServer((req, res) => {
+  const f = files[new URL(req.url, "http://x").pathname];
+  if (!f) { res.writeHead(404).end(); return; }
+  res.writeHead(200, { "Content-Type": f[0] }).end(f[1]);
+});
+await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+const origin = `http://127.0.0.1:${server.address().port}`;
+
+const browser = await chromium.launch({
+  executablePath: chromiumPath,
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+});
+
+// hostView opens a fresh page at width × 800 and renders the view for one
+// real tool call.
+async function hostView(name, { uri, tool, args, theme = "light", width = 760 }) {
+  const context = await browser.newContext({ viewport: { width, height: 800 }, colorScheme: theme });
+  await context.route("**/*", (route) => {
+    const url = route.request().url();
+    if (url.startsWith(origin + "/")) return route.continue();
+    out.blocked.push(url);
+    return route.abort("blockedbyclient");
+  });
+  const page = await context.newPage();
+  page.on("request", (r) => out.requests.push(r.url()));
+  page.on("console", (m) => { if (m.type() === "error") out.consoleErrors.push(`${name}: ${m.text()}`); });
+  page.on("pageerror", (e) => out.consoleErrors.push(`${name}: ${e.message}`));
+  await page.exposeFunction("hostCallTool", callGateway);
+  await page.goto(origin + "/host.html");
+  const result = await callGateway({ name: tool, arguments: args });
+  const view = views[uri];
+  await page.evaluate((spec) => window.hostView(spec), {
+    html: view.text, csp: view._meta?.ui?.csp, theme, width, title: name,
+    tool: toolByName.get(tool), arguments: args, result,
+  });
+  const frame = page.frameLocator("#view");
+  return { context, page, frame };
+}
+
+async function shot(page, file) {
+  await page.waitForTimeout(100); // let the host apply the last size-changed
+  const el = await page.$("#view");
+  const box = await el.boundingBox();
+  await page.setViewportSize({ width: page.viewportSize().width, height: Math.ceil(box.y + box.height + 8) });
+  await el.screenshot({ path: path.join(outDir, file) });
+}
+
+const texts = (loc) => loc.evaluateAll((els) => els.map((e) => e.textContent.trim()));
+
+try {
+  // Submission review from list_submission_tests: failed first; the first
+  // failed test's output comes from get_test_output through the bridge.
+  {
+    const { context, page, frame } = await hostView("review-tests", {
+      uri: "ui://pawtograder/submission-review", tool: "list_submission_tests",
+      args: { submission_id: 2, class_id: 1 },
+    });
+    await frame.locator("tbody tr[data-test-id]").first().waitFor();
+    await frame.locator("h1", { hasText: "Submission #2" }).waitFor();
+    await frame.locator("[data-file]").first().waitFor(); // get_submission filled the files in
+    const s = {};
+    s.heading = await frame.locator("h1").first().textContent();
+    s.rows = await texts(frame.locator("tbody tr[data-test-id] td:first-child .test-name"));
+    s.results = await texts(frame.locator("tbody tr[data-test-id] td:last-child"));
+    await frame.locator('button[data-test-id="4"]').click();
+    await frame.locator("#out-4 pre").waitFor();
+    s.expandedOutput = await frame.locator("#out-4 pre").textContent();
+    s.expandedAria = await frame.locator('button[data-test-id="4"]').getAttribute("aria-expanded");
+    s.focusedTest = await frame.locator(":focus").getAttribute("data-test-id");
+    await frame.locator("select").selectOption("passed");
+    s.passedOnly = await texts(frame.locator("tbody tr[data-test-id] .test-name"));
+    await frame.locator("select").selectOption("all");
+    await frame.locator('[data-file="README.md"]').click();
+    await frame.locator(".code .ln").first().waitFor();
+    s.readmeLines = await texts(frame.locator(".code .ln"));
+    s.scriptElements = await frame.locator("script").count();
+    s.summary = await frame.locator("section.card").first().innerText();
+    await shot(page, "submission-review.png");
+    out.scenarios.reviewTests = s;
+    await context.close();
+  }
+
+  // Submission review from get_submission with files: the tree, a text file
+  // with line numbers, a binary and an empty file; dark theme at 360 px.
+  {
+    const { context, page, frame } = await hostView("review-files", {
+      uri: "ui://pawtograder/submission-review", tool: "get_submission",
+      args: { submission_id: 3, class_id: 1, include_test_output: true, include_files: true },
+      theme: "dark", width: 360,
+    });
+    await frame.locator("tbody tr[data-test-id]").first().waitFor();
+    const s = {};
+    s.rows = await texts(frame.locator("tbody tr[data-test-id] .test-name"));
+    s.files = await frame.locator("[data-file]").evaluateAll((els) => els.map((e) => e.getAttribute("data-file")));
+    await frame.locator('[data-file="lib/data.bin"]').click();
+    s.binary = await frame.locator(".viewer").innerText();
+    await frame.locator('[data-file="src/Empty.java"]').click();
+    s.empty = await frame.locator(".viewer").innerText();
+    await frame.locator('[data-file="src/Main.java"]').click();
+    s.mainLines = await frame.locator(".code .ln").count();
+    s.colorScheme = await frame.locator("html").evaluate((e) => getComputedStyle(e).colorScheme);
+    s.background = await frame.locator("body").evaluate((e) => getComputedStyle(e).backgroundColor);
+    s.overflowX = await frame.locator("html").evaluate((e) => e.scrollWidth - e.clientWidth);
+    await shot(page, "submission-review-dark-360.png");
+    out.scenarios.reviewFiles = s;
+    await context.close();
+  }
+
+  // Help request: the thread with pseudonymous names; the button opens the
+  // review through the host (get_submission).
+  {
+    const { context, page, frame } = await hostView("help", {
+      uri: "ui://pawtograder/help-request", tool: "get_help_request",
+      args: { help_request_id: 1, class_id: 1 },
+    });
+    await frame.locator(".thread li").first().waitFor();
+    const s = {};
+    s.heading = await frame.locator("h1").first().textContent();
+    s.question = await frame.locator(".question").textContent();
+    s.authors = await texts(frame.locator(".thread .author"));
+    s.messages = await texts(frame.locator(".thread .message"));
+    s.staff = await frame.locator(".thread li").evaluateAll((els) => els.map((e) => !!e.querySelector(".staff")));
+    s.failing = await texts(frame.locator(".failing .test-name"));
+    await shot(page, "help-request.png");
+    await frame.locator("#open-review").focus();
+    await page.keyboard.press("Enter");
+    await frame.locator("#review tbody tr[data-test-id]").first().waitFor();
+    s.reviewHeading = await frame.locator("#review h1").textContent();
+    s.reviewRows = await texts(frame.locator("#review tbody tr[data-test-id] .test-name"));
+    s.focused = await frame.locator(":focus").textContent();
+    await shot(page, "help-request-review.png");
+    out.scenarios.help = s;
+    await context.close();
+  }
+
+  // Assignment at a glance from get_submissions_for_student; the view
+  // fetches the assignment (get_assignment) through the host.
+  {
+    const { context, page, frame } = await hostView("assignment", {
+      uri: "ui://pawtograder/assignment", tool: "get_submissions_for_student",
+      args: { student_profile_id: "30000001-0000-4000-8000-000000000003", assignment_id: 1, class_id: 1 },
+    });
+    await frame.locator("h1", { hasText: "Hello World" }).waitFor();
+    const s = {};
+    s.heading = await frame.locator("h1").textContent();
+    s.subsHeading = await frame.locator("#subs-h").textContent();
+    s.rows = await frame.locator("tbody tr").evaluateAll((els) => els.map((r) => Array.from(r.cells).map((c) => c.textContent)));
+    s.chartLabel = await frame.locator("svg.chart").getAttribute("aria-label");
+    s.facts = await frame.locator("section.card dl").innerText();
+    await shot(page, "assignment.png");
+    out.scenarios.assignment = s;
+    await context.close();
+  }
+} finally {
+  await browser.close();
+  server.close();
+  await client.close();
+}
+
+process.stdout.write(JSON.stringify(out));

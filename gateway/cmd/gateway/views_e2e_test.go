@@ -1,0 +1,260 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
+)
+
+// The MCP Apps views (functions/mcpserver/views, docs/views.md) hosted the
+// way a host does: testdata/viewhost/host.mjs reads them with the MCP
+// TypeScript SDK client through the wired gateway and the seeded stack, and
+// renders each in headless Chromium inside a sandboxed iframe connected to
+// the official @modelcontextprotocol/ext-apps AppBridge, fed with real tool
+// results; the views' own tool calls go back through the bridge to the
+// gateway.
+//
+// Screenshots are written to the test's artifact directory: run with
+// `go test -run TestViewsInBrowserHost -artifacts -outputdir DIR` to keep
+// them (docs/views/*.png are copies).
+
+// viewHostDir is the node project of the test host.
+var viewHostDir = filepath.Join("testdata", "viewhost")
+
+// chromiumPath is Debian's chromium, installed by scripts/install-deps.
+const chromiumPath = "/usr/bin/chromium"
+
+// viewHostReport is what host.mjs prints.
+type viewHostReport struct {
+	NegotiatedProtocol string                     `json:"negotiatedProtocol"`
+	ServerCapabilities map[string]any             `json:"serverCapabilities"`
+	ToolUI             map[string]map[string]any  `json:"toolUI"`
+	Resources          []map[string]any           `json:"resources"`
+	Reads              map[string]map[string]any  `json:"reads"`
+	ReadUnknown        any                        `json:"readUnknown"`
+	ToolCalls          []sdkCall                  `json:"toolCalls"`
+	Blocked            []string                   `json:"blocked"`
+	Requests           []string                   `json:"requests"`
+	ConsoleErrors      []string                   `json:"consoleErrors"`
+	Scenarios          map[string]json.RawMessage `json:"scenarios"`
+}
+
+// npmCI installs a node project's locked dependencies; node and npm are
+// required (scripts/install-deps installs them), so a missing one fails.
+func npmCI(t *testing.T, dir string) string {
+	t.Helper()
+	node, errNode := exec.LookPath("node")
+	npm, errNpm := exec.LookPath("npm")
+	if errNode != nil || errNpm != nil {
+		t.Fatalf("node and npm are required (scripts/install-deps installs them): %v %v", errNode, errNpm)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
+		}
+	}
+	return node
+}
+
+func TestViewsInBrowserHost(t *testing.T) {
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Fatalf("%s is required (scripts/install-deps installs Debian's chromium): %v", chromiumPath, err)
+	}
+	node := npmCI(t, viewHostDir)
+
+	gw := startGateway(t, nil)
+	endpoint := gw + "/functions/v1/mcp-server"
+	token := createMCPToken(t, gw, env.SessionToken(t, gatewaytest.Alice))
+	outDir := t.ArtifactDir()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "host.mjs", endpoint, token, outDir, chromiumPath)
+	cmd.Dir = viewHostDir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node host.mjs: %v\nstderr:\n%s", err, stderr.String())
+	}
+	var got viewHostReport
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("host output: %v\n%s", err, stdout.String())
+	}
+	t.Logf("screenshots in %s", outDir)
+
+	t.Run("negotiation", func(t *testing.T) {
+		if got.NegotiatedProtocol != "2025-11-25" {
+			t.Errorf("negotiated %q, want 2025-11-25", got.NegotiatedProtocol)
+		}
+		wantCaps := map[string]any{"tools": map[string]any{}, "resources": map[string]any{},
+			"extensions": map[string]any{"io.modelcontextprotocol/ui": map[string]any{}}}
+		if diff := cmp.Diff(wantCaps, got.ServerCapabilities); diff != "" {
+			t.Errorf("server capabilities for a client declaring the extension (-want +got):\n%s", diff)
+		}
+		review, help, asg := "ui://pawtograder/submission-review", "ui://pawtograder/help-request", "ui://pawtograder/assignment"
+		wantUI := map[string]map[string]any{
+			"get_submission": {"resourceUri": review}, "list_submission_tests": {"resourceUri": review},
+			"get_test_output": {"resourceUri": review}, "get_help_request": {"resourceUri": help},
+			"get_assignment": {"resourceUri": asg}, "get_submissions_for_student": {"resourceUri": asg},
+		}
+		if diff := cmp.Diff(wantUI, got.ToolUI); diff != "" {
+			t.Errorf("tools with _meta.ui (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("resources", func(t *testing.T) {
+		meta := map[string]any{"ui": map[string]any{"csp": map[string]any{
+			"connectDomains": []any{}, "resourceDomains": []any{}, "frameDomains": []any{}, "baseUriDomains": []any{},
+		}, "prefersBorder": true}}
+		var uris []string
+		for _, r := range got.Resources {
+			uri, _ := r["uri"].(string)
+			uris = append(uris, uri)
+			if r["mimeType"] != "text/html;profile=mcp-app" {
+				t.Errorf("%s: mimeType %v", uri, r["mimeType"])
+			}
+			if diff := cmp.Diff(meta, r["_meta"]); diff != "" {
+				t.Errorf("%s: listed _meta (-want +got):\n%s", uri, diff)
+			}
+			read := got.Reads[uri]
+			if read["count"] != 1.0 || read["uri"] != uri || read["mimeType"] != "text/html;profile=mcp-app" {
+				t.Errorf("%s: read %v", uri, read)
+			}
+			if b, _ := read["bytes"].(float64); b < 1000 {
+				t.Errorf("%s: read %v bytes of HTML", uri, b)
+			}
+			if diff := cmp.Diff(meta, read["_meta"]); diff != "" {
+				t.Errorf("%s: read _meta (-want +got):\n%s", uri, diff)
+			}
+		}
+		if diff := cmp.Diff([]string{"ui://pawtograder/submission-review", "ui://pawtograder/help-request", "ui://pawtograder/assignment"}, uris); diff != "" {
+			t.Errorf("resources/list (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(map[string]any{"code": -32002.0, "message": "MCP error -32002: Resource not found"}, got.ReadUnknown); diff != "" {
+			t.Errorf("reading an unknown view (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("nothing from outside", func(t *testing.T) {
+		if len(got.Blocked) != 0 {
+			t.Errorf("the views tried to load from outside: %q", got.Blocked)
+		}
+		for _, u := range got.Requests {
+			if !strings.HasPrefix(u, "http://127.0.0.1:") {
+				t.Errorf("browser request to %q", u)
+			}
+		}
+		if len(got.ConsoleErrors) != 0 {
+			t.Errorf("console errors: %q", got.ConsoleErrors)
+		}
+	})
+
+	t.Run("tool calls through the bridge", func(t *testing.T) {
+		// The host's own calls (one per view) and the views' calls through
+		// the AppBridge, in order.
+		want := []sdkCall{
+			{"list_submission_tests", map[string]any{"submission_id": 2.0, "class_id": 1.0}},
+			{"get_submission", map[string]any{"submission_id": 2.0, "class_id": 1.0}},
+			{"get_test_output", map[string]any{"submission_id": 2.0, "class_id": 1.0, "test_id": 4.0}},
+			{"get_submission_files", map[string]any{"submission_id": 2.0, "class_id": 1.0, "glob_pattern": "README.md"}},
+			{"get_submission", map[string]any{"submission_id": 3.0, "class_id": 1.0, "include_test_output": true, "include_files": true}},
+			{"get_help_request", map[string]any{"help_request_id": 1.0, "class_id": 1.0}},
+			{"get_submission", map[string]any{"submission_id": 2.0, "class_id": 1.0, "include_test_output": true, "include_files": true}},
+			{"get_submissions_for_student", map[string]any{"student_profile_id": samPublic, "assignment_id": 1.0, "class_id": 1.0}},
+			{"get_assignment", map[string]any{"assignment_id": 1.0, "class_id": 1.0}},
+		}
+		if diff := cmp.Diff(want, got.ToolCalls); diff != "" {
+			t.Errorf("tools/call requests (-want +got):\n%s", diff)
+		}
+	})
+
+	scenario := func(t *testing.T, name string, want any) {
+		t.Helper()
+		raw, ok := got.Scenarios[name]
+		if !ok {
+			t.Fatalf("scenario %s did not run", name)
+		}
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, v); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", name, diff)
+		}
+	}
+
+	t.Run("submission review", func(t *testing.T) {
+		scenario(t, "reviewTests", map[string]any{
+			"heading": "Submission #2",
+			// Failed first (in id order), then passed.
+			"rows":           []any{"testGoodbye", "testNullScore", "testHidden", "testHello"},
+			"results":        []any{"Failed", "Failed", "Failed", "Passed"},
+			"expandedOutput": "partially correct",
+			"expandedAria":   "true",
+			"focusedTest":    "4",
+			"passedOnly":     []any{"testHello"},
+			// The README's <script> line is text, never markup.
+			"readmeLines": []any{
+				"# Hello, wörld", "", "Café é — 日本語のテキスト — emoji 🐾🎉", "<script>&</script>", "before\u2028after",
+			},
+			"scriptElements": 1.0,
+			"summary":        "Submission #2\n\nPurple Penguin · attempt 2 · Jan 16, 2026, 10:00 AM\n\nScore\n72.5 / 100\nTests\n1 passed · 3 failed\nLint\npassed\nStatus\nEarlier submission\nCommit\n222222222222",
+		})
+		scenario(t, "reviewFiles", map[string]any{
+			"rows": []any{"testDuplicate", "testHello", "testGoodbye", "testDuplicate", "testUnicode"},
+			// Folders first, then files, each in name order.
+			"files":       []any{"docs/notes.txt", "lib/data.bin", "src/Empty.java", "src/Main.java", "src/Util.java", "README.md"},
+			"binary":      "lib/data.bin\n\nBinary file (contents not shown).",
+			"empty":       "src/Empty.java\n\nEmpty file.",
+			"mainLines":   5.0,
+			"colorScheme": "dark",
+			"background":  "rgb(27, 27, 31)",
+			"overflowX":   0.0, // readable at 360 px: nothing wider than the frame
+		})
+	})
+
+	t.Run("help request", func(t *testing.T) {
+		scenario(t, "help", map[string]any{
+			"heading":  "Help request #1",
+			"question": "My HW1 throws a NullPointerException on line 4",
+			// Pseudonyms exactly as get_help_request returns them; message
+			// 3's author is a public profile, which the tool's translation
+			// does not name (author_name null).
+			"authors":       []any{"Purple Penguin", "Busy Beaver", "Unknown author", "Wise Owl"},
+			"messages":      []any{"I get an NPE when calling greet().", "Did you initialise the name field?", "Yes — still failing 😕", "Staff note: known handout bug, see Piazza."},
+			"staff":         []any{false, true, false, true},
+			"failing":       []any{"testGoodbye", "testNullScore", "testHidden"},
+			"reviewHeading": "Submission #2",
+			"reviewRows":    []any{"testGoodbye", "testNullScore", "testHidden", "testHello"},
+			"focused":       "Submission #2",
+		})
+	})
+
+	t.Run("assignment", func(t *testing.T) {
+		scenario(t, "assignment", map[string]any{
+			"heading":     "Hello World",
+			"subsHeading": "Submissions by Purple Penguin (3)",
+			"rows": []any{
+				[]any{"#3", "Jan 17, 2026, 10:00 AM", "100 / 100", "4 / 5", "Active"},
+				[]any{"#2", "Jan 16, 2026, 10:00 AM", "72.5 / 100", "1 / 4", ""},
+				[]any{"#1", "Jan 15, 2026, 10:00 AM", "45 / 100", "1 / 2", ""},
+			},
+			"chartLabel": "Scores over time: attempt 1 45 of 100, attempt 2 72.5 of 100, attempt 3 100 of 100",
+			"facts":      "Released\nJan 5, 2026, 2:00 PM\nDue\nJan 20, 2026, 4:59 AM\nPoints\n100\nHandout\nhttps://example.edu/cs3500/hw1",
+		})
+	})
+}
