@@ -71,6 +71,18 @@
 // 400 when the header names the draft revision; SDK clients then fall back
 // to initialize.
 //
+// # MCP Apps views
+//
+// From 2025-06-18 the server also offers the views of package views (the
+// io.modelcontextprotocol/ui extension): _meta.ui.resourceUri on the view
+// tools in tools/list, and resources/list and resources/read for the ui://
+// documents; initialize declares the resources capability and the extension
+// only to a client that declares the extension. The drop-in path (no
+// header, 2024-11-05, 2025-03-26, PinProtocol2024) is unchanged, and at
+// 2026-07-28 the views go only to requests whose capabilities declare the
+// extension. apps.go holds the rule, resources.go the answers
+// (docs/views.md).
+//
 // # Origins, metrics, audit and redaction
 //
 // Options.AllowedOrigins turns on the transport's DNS-rebinding protection:
