@@ -120,10 +120,16 @@ async function hostView(name, { uri, tool, args, theme = "light", width = 760 })
 
 async function shot(page, file) {
   await page.waitForTimeout(100); // let the host apply the last size-changed
-  const el = await page.$("#view");
-  const box = await el.boundingBox();
-  await page.setViewportSize({ width: page.viewportSize().width, height: Math.ceil(box.y + box.height + 8) });
-  await el.screenshot({ path: path.join(outDir, file) });
+  // Clicks scroll inside the frame while it is shorter than its content:
+  // show the whole document from the top.
+  const h = await page.frameLocator("#view").locator("html").evaluate((e) => { e.scrollTop = 0; return e.scrollHeight; });
+  await page.evaluate((h) => { document.getElementById("view").style.height = h + 2 + "px"; }, h);
+  const height = await page.evaluate(() => { window.scrollTo(0, 0); return document.documentElement.scrollHeight; });
+  await page.setViewportSize({ width: page.viewportSize().width, height });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.waitForTimeout(100);
+  const box = await (await page.$("#view")).boundingBox();
+  await page.screenshot({ path: path.join(outDir, file), clip: box });
 }
 
 const texts = (loc) => loc.evaluateAll((els) => els.map((e) => e.textContent.trim()));
