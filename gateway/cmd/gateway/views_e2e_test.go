@@ -206,6 +206,7 @@ func TestViewsInBrowserHost(t *testing.T) {
 			"expandedOutput": "partially correct",
 			"expandedAria":   "true",
 			"focusedTest":    "4",
+			"sizedByView":    true,
 			"passedOnly":     []any{"testHello"},
 			// The README's <script> line is text, never markup.
 			"readmeLines": []any{

@@ -16,6 +16,12 @@
 //    and recorded. Screenshots go to the output directory.
 //
 // Usage: node host.mjs <endpoint URL> <bearer token> <output dir> <chromium path>
+//
+// To try the views by hand instead, `node host.mjs serve <endpoint URL>
+// <bearer token> [port]` serves the test host page with a form (pick a tool,
+// give its arguments, render) on http://127.0.0.1:<port>/host.html?try and
+// waits; open it in a browser. It calls the gateway with the given token
+// for anyone who can reach that loopback port.
 import http from "node:http";
 import fs from "node:fs/promises";
 import path from "node:path";
@@ -25,7 +31,9 @@ import { chromium } from "playwright-core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
-const [endpoint, token, outDir, chromiumPath] = process.argv.slice(2);
+const serveMode = process.argv[2] === "serve";
+const [endpoint, token, outDir, chromiumPath] = process.argv.slice(serveMode ? 3 : 2);
+const servePort = serveMode ? Number(outDir ?? 8787) : 0;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const UI = "io.modelcontextprotocol/ui";
 const MIME = "text/html;profile=mcp-app";
@@ -78,13 +86,54 @@ const files = {
   "/host.html": ["text/html; charset=utf-8", await fs.readFile(path.join(here, "host.html"))],
   "/bridge.js": ["text/javascript; charset=utf-8", Buffer.from(bundle.outputFiles[0].text)],
 };
+// readJSON reads a small JSON request body (serve mode).
+function readJSON(req) {
+  return new Promise((resolve, reject) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (c) => { body += c; if (body.length > 1 << 20) req.destroy(); });
+    req.on("end", () => { try { resolve(JSON.parse(body)); } catch (e) { reject(e); } });
+    req.on("error", reject);
+  });
+}
+
+// serveTry answers the try page's two calls: /try renders a tool call's
+// result in its view, /call forwards a view's tools/call.
+async function serveTry(req, res, pathname) {
+  try {
+    const body = await readJSON(req);
+    let answer;
+    if (pathname === "/call") {
+      answer = await callGateway(body);
+    } else {
+      const tool = toolByName.get(body.tool);
+      const uri = tool?._meta?.ui?.resourceUri;
+      if (!uri) throw new Error(`${body.tool} has no view`);
+      const result = await callGateway({ name: body.tool, arguments: body.arguments });
+      answer = { html: views[uri].text, csp: views[uri]._meta?.ui?.csp, tool, result };
+    }
+    res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(answer));
+  } catch (e) {
+    res.writeHead(400, { "Content-Type": "application/json" }).end(JSON.stringify({ error: String(e.message ?? e) }));
+  }
+}
+
 const server = http.createServer((req, res) => {
-  const f = files[new URL(req.url, "http://x").pathname];
+  const { pathname } = new URL(req.url, "http://x");
+  if (serveMode && req.method === "POST" && (pathname === "/call" || pathname === "/try")) {
+    serveTry(req, res, pathname);
+    return;
+  }
+  const f = files[pathname];
   if (!f) { res.writeHead(404).end(); return; }
   res.writeHead(200, { "Content-Type": f[0] }).end(f[1]);
 });
-await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+await new Promise((resolve) => server.listen(servePort, "127.0.0.1", resolve));
 const origin = `http://127.0.0.1:${server.address().port}`;
+if (serveMode) {
+  process.stderr.write(`Test host: ${origin}/host.html?try (Ctrl-C to stop)\n`);
+  await new Promise(() => {}); // until interrupted
+}
 
 const browser = await chromium.launch({
   executablePath: chromiumPath,
@@ -149,7 +198,11 @@ try {
     s.heading = await frame.locator("h1").first().textContent();
     s.rows = await texts(frame.locator("tbody tr[data-test-id] td:first-child .test-name"));
     s.results = await texts(frame.locator("tbody tr[data-test-id] td:last-child"));
-    await frame.locator('button[data-test-id="4"]').click();
+    // The host sized the frame from the view's size-changed notifications.
+    s.sizedByView = await page.evaluate(() => parseFloat(document.getElementById("view").style.height) > 200);
+    // Keyboard only: focus the failed test's toggle and press Enter.
+    await frame.locator('button[data-test-id="4"]').focus();
+    await page.keyboard.press("Enter");
     await frame.locator("#out-4 pre").waitFor();
     s.expandedOutput = await frame.locator("#out-4 pre").textContent();
     s.expandedAria = await frame.locator('button[data-test-id="4"]').getAttribute("aria-expanded");
@@ -157,7 +210,8 @@ try {
     await frame.locator("select").selectOption("passed");
     s.passedOnly = await texts(frame.locator("tbody tr[data-test-id] .test-name"));
     await frame.locator("select").selectOption("all");
-    await frame.locator('[data-file="README.md"]').click();
+    await frame.locator('[data-file="README.md"]').focus();
+    await page.keyboard.press("Enter");
     await frame.locator(".code .ln").first().waitFor();
     s.readmeLines = await texts(frame.locator(".code .ln"));
     s.scriptElements = await frame.locator("script").count();
