@@ -283,3 +283,46 @@ func TestToolsListWithUIMeta(t *testing.T) {
 		t.Errorf("_meta per tool (-want +got):\n%s", diff)
 	}
 }
+
+// FuzzAppsRequest feeds arbitrary params to the extension's dispatch at
+// every revision: it must never panic, never answer on the drop-in path,
+// and always answer resources/read from 2025-06-18 to 2025-11-25.
+func FuzzAppsRequest(f *testing.F) {
+	for _, seed := range []string{
+		`{}`, `null`, `5`, `[]`, `{"uri":"ui://pawtograder/assignment"}`, `{"uri":5}`,
+		`{"_meta":{"io.modelcontextprotocol/clientCapabilities":` + capsApps + `}}`,
+		`{"protocolVersion":"2025-11-25","capabilities":` + capsApps + `}`,
+		`{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":[null,{},"text/html;profile=mcp-app"]}}}}}`,
+	} {
+		f.Add(seed)
+	}
+	env := newTestEnv(f, nil)
+	s := env.srv
+	f.Fuzz(func(t *testing.T, params string) {
+		v, err := jsjson.Decode([]byte(params))
+		if err != nil {
+			return
+		}
+		for _, version := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"} {
+			cl := &caller{version: version}
+			for _, m := range []string{methodInitialize, methodToolsList, methodToolsCall, methodResourcesList, methodResourcesRead, "ping"} {
+				resp, ok := s.dispatchApps(cl, 1.0, m, v)
+				if ok && resp == nil {
+					t.Fatalf("%s at %s: answered without a response", m, version)
+				}
+				if m == methodInitialize {
+					continue // governed by the negotiated revision, not the header
+				}
+				if ok && version < firstVersionWithApps {
+					t.Fatalf("%s answered on the drop-in path (%s)", m, version)
+				}
+				if m == methodResourcesRead && (version == "2025-06-18" || version == "2025-11-25") && !ok {
+					t.Fatalf("resources/read not answered at %s", version)
+				}
+				if (m == methodToolsCall || m == "ping") && ok {
+					t.Fatalf("%s answered by the extension", m)
+				}
+			}
+		}
+	})
+}

@@ -111,7 +111,8 @@
 // mcp-protocol-version and exposes WWW-Authenticate; 401s carry
 // WWW-Authenticate when a resource metadata URL is configured; unless
 // PinProtocol2024 is set, the protocol revision is negotiated and newer
-// revisions get structured results and tool execution errors; an
+// revisions get structured results and tool execution errors, and from
+// 2025-06-18 the MCP Apps views (_meta.ui and the resources methods); an
 // allow-list of origins refuses others with 403; results may be redacted;
 // methods Echo does not route get the original's 405 only when the gateway
 // installs MethodFallback.
