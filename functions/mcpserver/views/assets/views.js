@@ -507,7 +507,9 @@ function renderHelp(root, v, args) {
         button.disabled = true;
         clear(reviewRoot);
         reviewRoot.appendChild(statusLine("Loading the submission review…"));
-        var classId = args.class_id;
+        // The class comes from the call's arguments; the assignment record
+        // carries it too, for hosts that send no tool input.
+        var classId = args.class_id !== undefined ? args.class_id : (isObject(v.assignment) ? v.assignment.class_id : undefined);
         var review = mountReview(reviewRoot, { submission_id: sub.id, class_id: classId });
         bridge.callTool("get_submission", {
           submission_id: sub.id, class_id: classId, include_test_output: true, include_files: true,
