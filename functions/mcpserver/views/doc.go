@@ -17,7 +17,8 @@
 //     over time with their scores.
 //
 // The documents are assembled once from the embedded assets (one shell, one
-// style sheet, one script) and carry no data: everything shown arrives from
+// style sheet, and the scripts bridge.js, dom.js, review.js, help.js,
+// assignment.js and boot.js inlined in order) and carry no data: everything shown arrives from
 // the host as tool results, or from tools/call requests the view sends to
 // the host, which forwards them with the user's own token, scopes and row
 // level security. They load nothing from outside (no external scripts,

@@ -27,8 +27,12 @@ type View struct {
 	HTML string
 }
 
-//go:embed assets/shell.html assets/view.css assets/bridge.js assets/views.js
+//go:embed assets/shell.html assets/view.css assets/*.js
 var assets embed.FS
+
+// scripts are the script assets, in the order they are concatenated into
+// each document's one inline script (later files use earlier ones).
+var scripts = []string{"bridge.js", "dom.js", "review.js", "help.js", "assignment.js", "boot.js"}
 
 // catalogue is every view, in resources/list order.
 var catalogue = []View{
@@ -71,14 +75,18 @@ func init() {
 		return string(b)
 	}
 	shell, css := read("shell.html"), read("view.css")
-	js := read("bridge.js") + "\n" + read("views.js")
+	var js strings.Builder
+	for _, name := range scripts {
+		js.WriteString(read(name))
+		js.WriteString("\n")
+	}
 	for i := range catalogue {
 		v := &catalogue[i]
 		v.HTML = strings.NewReplacer(
 			"{{TITLE}}", v.Title,
 			"{{VIEW}}", viewKey[v.Name],
 			"{{CSS}}", strings.TrimSpace(css),
-			"{{JS}}", strings.TrimSpace(js),
+			"{{JS}}", strings.TrimSpace(js.String()),
 		).Replace(shell)
 	}
 }

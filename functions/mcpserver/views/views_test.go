@@ -2,6 +2,7 @@ package views
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,5 +92,25 @@ func TestNoData(t *testing.T) {
 		if norm(v) != norm(all[0]) {
 			t.Errorf("%s differs from %s beyond title and view key", v.URI, all[0].URI)
 		}
+	}
+}
+
+// TestEveryScriptAssembled checks that every embedded script is listed in
+// scripts exactly once, so none is left out of the documents.
+func TestEveryScriptAssembled(t *testing.T) {
+	entries, err := assets.ReadDir("assets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var embedded []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".js") {
+			embedded = append(embedded, e.Name())
+		}
+	}
+	listed := append([]string(nil), scripts...)
+	slices.Sort(listed)
+	if diff := cmp.Diff(embedded, listed); diff != "" {
+		t.Errorf("embedded scripts vs. scripts (-embedded +listed):\n%s", diff)
 	}
 }

@@ -1,0 +1,72 @@
+// DOM and formatting helpers shared by the views. Text is only ever set
+// with textContent, never parsed as HTML.
+"use strict";
+
+function el(tag, attrs, children) {
+  var node = document.createElement(tag);
+  if (attrs) {
+    Object.keys(attrs).forEach(function (k) {
+      var v = attrs[k];
+      if (v === undefined || v === null || v === false) return;
+      if (k === "text") node.textContent = String(v);
+      else if (k === "class") node.className = v;
+      else if (k.slice(0, 2) === "on") node.addEventListener(k.slice(2), v);
+      else node.setAttribute(k, v === true ? "" : String(v));
+    });
+  }
+  (children || []).forEach(function (c) {
+    if (c === null || c === undefined || c === false) return;
+    node.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+  });
+  return node;
+}
+
+var uid = 0;
+function newId(prefix) { uid += 1; return prefix + "-" + uid; }
+
+function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
+
+function statusLine(text, isError) {
+  return el("p", { class: "status" + (isError ? " error" : ""), role: isError ? "alert" : "status", text: text });
+}
+
+function fmtNumber(n) {
+  if (n === null || n === undefined || n === "") return "–";
+  var x = Number(n);
+  if (!isFinite(x)) return String(n);
+  return String(Math.round(x * 100) / 100);
+}
+
+function fmtDate(s) {
+  if (!s) return "–";
+  var d = new Date(s);
+  if (isNaN(d.getTime())) return String(s);
+  var ctx = bridge.context();
+  try {
+    return d.toLocaleString(ctx.locale || undefined, {
+      dateStyle: "medium", timeStyle: "short", timeZone: ctx.timeZone || undefined,
+    });
+  } catch (e) {
+    return d.toISOString();
+  }
+}
+
+function facts(pairs) {
+  return el("dl", { class: "facts" }, pairs.filter(Boolean).map(function (p) {
+    return el("div", null, [el("dt", { text: p[0] }), el("dd", null, [p[1] instanceof Node ? p[1] : String(p[1])])]);
+  }));
+}
+
+function badge(ok, yes, no) {
+  return el("span", { class: "badge " + (ok ? "pass" : "fail"), text: ok ? yes : no });
+}
+
+// passed is the tools' pass rule (docs/contract/tools.md §1.6): a score and
+// a max score, and score >= max.
+function passed(t) {
+  if (typeof t.passed === "boolean") return t.passed;
+  return t.score !== null && t.score !== undefined && t.max_score !== null && t.max_score !== undefined &&
+    Number(t.score) >= Number(t.max_score);
+}
+
+function isObject(v) { return v !== null && typeof v === "object" && !Array.isArray(v); }
