@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +48,8 @@ type viewHostReport struct {
 	Requests           []string                   `json:"requests"`
 	ConsoleErrors      []string                   `json:"consoleErrors"`
 	Scenarios          map[string]json.RawMessage `json:"scenarios"`
+	A11y               map[string][]any           `json:"a11y"`
+	A11yRulesPassed    map[string][]string        `json:"a11yRulesPassed"`
 }
 
 // npmCI installs a node project's locked dependencies; node and npm are
@@ -160,6 +163,32 @@ func TestViewsInBrowserHost(t *testing.T) {
 		}
 		if len(got.ConsoleErrors) != 0 {
 			t.Errorf("console errors: %q", got.ConsoleErrors)
+		}
+	})
+
+	t.Run("accessibility", func(t *testing.T) {
+		// axe-core's WCAG 2.1 A and AA rules (contrast, labels, names,
+		// landmarks, …) on each view after its interactions, in the light
+		// theme and in the dark theme at 360 px.
+		for name, rules := range map[string][]string{
+			"review-light": {"button-name", "select-name"}, "review-dark-360": {"button-name", "select-name", "scrollable-region-focusable"},
+			"help-light": {"button-name", "list"}, "assignment-light": {"svg-img-alt", "td-headers-attr"},
+		} {
+			v, ok := got.A11y[name]
+			if !ok {
+				t.Errorf("%s: not audited", name)
+				continue
+			}
+			if len(v) != 0 {
+				b, _ := json.MarshalIndent(v, "", "  ")
+				t.Errorf("%s: WCAG violations:\n%s", name, b)
+			}
+			// The audit really looked: these rules apply to every view.
+			for _, rule := range append([]string{"color-contrast", "document-title", "html-has-lang"}, rules...) {
+				if !slices.Contains(got.A11yRulesPassed[name], rule) {
+					t.Errorf("%s: rule %s did not pass (passed: %v)", name, rule, got.A11yRulesPassed[name])
+				}
+			}
 		}
 	})
 

@@ -181,6 +181,21 @@ async function shot(page, file) {
   await page.screenshot({ path: path.join(outDir, file), clip: box });
 }
 
+// audit runs axe-core's WCAG 2.1 A and AA rules on the view's document as
+// it is now, and records the violations under name.
+const axeSource = await fs.readFile(path.join(here, "node_modules", "axe-core", "axe.min.js"), "utf8");
+out.a11y = {};
+out.a11yRulesPassed = {};
+async function audit(page, name) {
+  const frame = await (await page.$("#view")).contentFrame();
+  await frame.evaluate(axeSource); // a string: evaluated by the debugger, not subject to the view's CSP
+  const result = await frame.evaluate(() => window.axe.run(document, {
+    runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
+  }));
+  out.a11yRulesPassed[name] = result.passes.map((r) => r.id);
+  out.a11y[name] = result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(" ")) }));
+}
+
 const texts = (loc) => loc.evaluateAll((els) => els.map((e) => e.textContent.trim()));
 
 try {
@@ -216,6 +231,7 @@ try {
     s.readmeLines = await texts(frame.locator(".code .ln"));
     s.scriptElements = await frame.locator("script").count();
     s.summary = await frame.locator("section.card").first().innerText();
+    await audit(page, "review-light");
     await shot(page, "submission-review.png");
     out.scenarios.reviewTests = s;
     await context.close();
@@ -242,6 +258,7 @@ try {
     s.colorScheme = await frame.locator("html").evaluate((e) => getComputedStyle(e).colorScheme);
     s.background = await frame.locator("body").evaluate((e) => getComputedStyle(e).backgroundColor);
     s.overflowX = await frame.locator("html").evaluate((e) => e.scrollWidth - e.clientWidth);
+    await audit(page, "review-dark-360");
     await shot(page, "submission-review-dark-360.png");
     out.scenarios.reviewFiles = s;
     await context.close();
@@ -269,6 +286,7 @@ try {
     s.reviewHeading = await frame.locator("#review h1").textContent();
     s.reviewRows = await texts(frame.locator("#review tbody tr[data-test-id] .test-name"));
     s.focused = await frame.locator(":focus").textContent();
+    await audit(page, "help-light");
     await shot(page, "help-request-review.png");
     out.scenarios.help = s;
     await context.close();
@@ -288,6 +306,7 @@ try {
     s.rows = await frame.locator("tbody tr").evaluateAll((els) => els.map((r) => Array.from(r.cells).map((c) => c.textContent)));
     s.chartLabel = await frame.locator("svg.chart").getAttribute("aria-label");
     s.facts = await frame.locator("section.card dl").innerText();
+    await audit(page, "assignment-light");
     await shot(page, "assignment.png");
     out.scenarios.assignment = s;
     await context.close();
