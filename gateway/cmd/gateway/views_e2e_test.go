@@ -173,6 +173,7 @@ func TestViewsInBrowserHost(t *testing.T) {
 		for name, rules := range map[string][]string{
 			"review-light": {"button-name", "select-name"}, "review-dark-360": {"button-name", "select-name", "scrollable-region-focusable"},
 			"help-light": {"button-name", "list"}, "assignment-light": {"svg-img-alt", "td-headers-attr"},
+			"help-dark-360": {"button-name", "list"}, "assignment-dark-360": {"definition-list"},
 		} {
 			v, ok := got.A11y[name]
 			if !ok {
@@ -204,6 +205,8 @@ func TestViewsInBrowserHost(t *testing.T) {
 			{"get_help_request", map[string]any{"help_request_id": 1.0, "class_id": 1.0}},
 			{"get_submission", map[string]any{"submission_id": 2.0, "class_id": 1.0, "include_test_output": true, "include_files": true}},
 			{"get_submissions_for_student", map[string]any{"student_profile_id": samPublic, "assignment_id": 1.0, "class_id": 1.0}},
+			{"get_assignment", map[string]any{"assignment_id": 1.0, "class_id": 1.0}},
+			{"get_help_request", map[string]any{"help_request_id": 1.0, "class_id": 1.0}},
 			{"get_assignment", map[string]any{"assignment_id": 1.0, "class_id": 1.0}},
 		}
 		if diff := cmp.Diff(want, got.ToolCalls); diff != "" {
@@ -272,6 +275,11 @@ func TestViewsInBrowserHost(t *testing.T) {
 			"reviewRows":    []any{"testGoodbye", "testNullScore", "testHidden", "testHello"},
 			"focused":       "Submission #2",
 		})
+	})
+
+	t.Run("dark at 360 px", func(t *testing.T) {
+		dark := map[string]any{"overflowX": 0.0, "colorScheme": "dark"}
+		scenario(t, "narrowDark", map[string]any{"help-dark-360": dark, "assignment-dark-360": dark})
 	})
 
 	t.Run("assignment", func(t *testing.T) {

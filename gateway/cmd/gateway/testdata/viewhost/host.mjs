@@ -311,6 +311,23 @@ try {
     out.scenarios.assignment = s;
     await context.close();
   }
+  // The other two views in the dark theme at 360 px: nothing wider than
+  // the frame, and the same audit.
+  out.scenarios.narrowDark = {};
+  for (const [name, spec, ready] of [
+    ["help-dark-360", { uri: "ui://pawtograder/help-request", tool: "get_help_request", args: { help_request_id: 1, class_id: 1 } }, ".thread li"],
+    ["assignment-dark-360", { uri: "ui://pawtograder/assignment", tool: "get_assignment", args: { assignment_id: 1, class_id: 1 } }, "dl.facts"],
+  ]) {
+    const { context, page, frame } = await hostView(name, { ...spec, theme: "dark", width: 360 });
+    await frame.locator(ready).first().waitFor();
+    out.scenarios.narrowDark[name] = {
+      overflowX: await frame.locator("html").evaluate((e) => e.scrollWidth - e.clientWidth),
+      colorScheme: await frame.locator("html").evaluate((e) => getComputedStyle(e).colorScheme),
+    };
+    await audit(page, name);
+    await shot(page, name + ".png");
+    await context.close();
+  }
 } finally {
   await browser.close();
   server.close();
