@@ -34,6 +34,8 @@ import (
 const (
 	methodResourcesList = "resources/list"
 	methodResourcesRead = "resources/read"
+	// methodResourceTemplatesList is answered with an empty list.
+	methodResourceTemplatesList = "resources/templates/list"
 )
 
 // Revisions that change how the extension is negotiated.

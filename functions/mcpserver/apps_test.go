@@ -125,6 +125,7 @@ func TestAppsOverHTTP(t *testing.T) {
 		readReview    = `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"ui://pawtograder/submission-review"}}`
 		readUnknown   = `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"ui://pawtograder/nope"}}`
 		readNoURI     = `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":5}}`
+		listTemplates = `{"jsonrpc":"2.0","id":1,"method":"resources/templates/list"}`
 	)
 	notFound := func(m string) string {
 		return `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found: ` + m + `"}}`
@@ -170,7 +171,7 @@ func TestAppsOverHTTP(t *testing.T) {
 			}
 			if !tc.apps {
 				for _, c := range []struct{ body, method string }{
-					{listResources, "resources/list"}, {readReview, "resources/read"},
+					{listResources, "resources/list"}, {readReview, "resources/read"}, {listTemplates, "resources/templates/list"},
 				} {
 					if diff := cmp.Diff(notFound(c.method), post(c.body)); diff != "" {
 						t.Errorf("%s (-want +got):\n%s", c.method, diff)
@@ -196,6 +197,9 @@ func TestAppsOverHTTP(t *testing.T) {
 			if c := read.Result.Contents; len(c) != 1 || c[0].URI != review.URI || c[0].MIMEType != "text/html;profile=mcp-app" ||
 				c[0].Text != review.HTML || string(c[0].Meta) != wantViewMeta {
 				t.Errorf("resources/read: %d contents, want the submission review with its _meta", len(c))
+			}
+			if diff := cmp.Diff(`{"jsonrpc":"2.0","id":1,"result":{"resourceTemplates":[]}}`, post(listTemplates)); diff != "" {
+				t.Errorf("resources/templates/list (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(`{"jsonrpc":"2.0","id":1,"error":{"code":-32002,"message":"Resource not found"}}`, post(readUnknown)); diff != "" {
 				t.Errorf("unknown URI (-want +got):\n%s", diff)
@@ -234,7 +238,7 @@ func TestAppsPerRequestCapabilities(t *testing.T) {
 		{"extension declared", `{"_meta":{"io.modelcontextprotocol/clientCapabilities":` + capsApps + `}}`, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, m := range []string{methodToolsList, methodResourcesList, methodResourcesRead} {
+			for _, m := range []string{methodToolsList, methodResourcesList, methodResourcesRead, methodResourceTemplatesList} {
 				resp, ok := s.dispatchApps(cl, 1.0, m, decodeObject(t, tc.params))
 				if ok != tc.apps {
 					t.Errorf("%s: answered by the extension = %v, want %v", m, ok, tc.apps)

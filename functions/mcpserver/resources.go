@@ -11,6 +11,9 @@ import (
 // unknown URI (2025-06-18 and later).
 const codeResourceNotFound = -32002
 
+// resourceTemplatesResult is the empty resources/templates/list result.
+var resourceTemplatesResult = []byte(`{"resourceTemplates":[]}`)
+
 // appsAnswers are the pre-encoded answers of the MCP Apps extension; none
 // depends on the request or the caller (the views carry no data).
 type appsAnswers struct {
@@ -124,7 +127,7 @@ func (s *Server) dispatchApps(cl *caller, id any, method string, params any) (re
 			return resultResponse(id, s.apps.initialize[v]), true
 		}
 		return nil, false
-	case methodToolsList, methodResourcesList, methodResourcesRead:
+	case methodToolsList, methodResourcesList, methodResourcesRead, methodResourceTemplatesList:
 	default:
 		return nil, false
 	}
@@ -136,6 +139,10 @@ func (s *Server) dispatchApps(cl *caller, id any, method string, params any) (re
 		return resultResponse(id, s.apps.toolsList), true
 	case methodResourcesList:
 		return resultResponse(id, s.apps.resourcesList), true
+	case methodResourceTemplatesList:
+		// Declaring resources invites clients (the Inspector, hosts) to ask
+		// for templates too; there are none.
+		return resultResponse(id, resourceTemplatesResult), true
 	}
 	return s.readResource(id, params), true
 }
