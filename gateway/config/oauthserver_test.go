@@ -45,7 +45,7 @@ func TestOAuthServerSettings(t *testing.T) {
 			"GATEWAY_TRUSTED_PROXIES":          "10.0.0.0/8, 192.168.1.7, fd00::1/64",
 			"GATEWAY_OAUTH_CIMD_ALLOW_PRIVATE": "true",
 		}), OAuthServer{Mode: OAuthServerGateway, Secrets: []string{oauthSecret, strings.Repeat("b", 32)}, Providers: []string{"github", "azure"},
-			TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.168.1.7/32"), netip.MustParsePrefix("fd00::/64")},
+			TrustedProxies:   []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.168.1.7/32"), netip.MustParsePrefix("fd00::/64")},
 			CIMDAllowPrivate: true}},
 		{"gateway mode with the MCP server off needs nothing", map[string]string{"GATEWAY_OAUTH_SERVER": "gateway", "MCP_SERVER_ENABLED": "false"},
 			OAuthServer{Mode: OAuthServerGateway, Providers: []string{"github"}}},
