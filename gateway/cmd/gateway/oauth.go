@@ -63,6 +63,7 @@ func buildOAuthServer(cfg config.Config, log *slog.Logger, resource, restURL, au
 		HTTPClient:       auth,
 		TrustedProxies:   cfg.OAuthServer.TrustedProxies,
 		AllowPrivateCIMD: cfg.OAuthServer.CIMDAllowPrivate,
+		AccessTokenTTL:   cfg.OAuthServer.AccessTokenTTL,
 		Logger:           log,
 	})
 }

@@ -205,7 +205,9 @@ func (s *Server) standIn(w http.ResponseWriter, r *http.Request, provider string
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+	// No form-action: the form's answer redirects to the caller's
+	// redirect_to, which Chromium would check against it.
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
 	return signInPage.Execute(w, map[string]any{"Provider": provider, "State": state, "People": people, "Action": s.cfg.PublicURL + "/callback"})
 }
 
