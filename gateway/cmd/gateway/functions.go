@@ -79,8 +79,11 @@ func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastR
 // authEndpoint and githubEndpoint classify upstream requests into the few
 // values the metrics' endpoint label may take.
 func authEndpoint(r *http.Request) string {
-	if strings.HasSuffix(r.URL.Path, "/jwks.json") {
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/jwks.json"):
 		return "jwks"
+	case strings.HasSuffix(r.URL.Path, "/token"):
+		return "token" // the OAuth server's sign-in code exchange
 	}
 	return "user"
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pawtograder/mcp-gateway/gateway/config"
 	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
 )
 
@@ -282,5 +284,63 @@ func TestOAuthServerFullStack(t *testing.T) {
 	}
 	if r := formPost(t, tokenURL, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tk2.RefreshToken}, "client_id": {clientID}}); r.status != 400 {
 		t.Errorf("refresh after revocation: %d %s", r.status, r.body)
+	}
+}
+
+// TestOAuthServerConcurrentRedemption: two simultaneous redemptions of one
+// code against the real store: exactly one gets tokens (the store's
+// guarded update is the single point of truth), and the loser's replay
+// revokes the winner's grant.
+func TestOAuthServerConcurrentRedemption(t *testing.T) {
+	gw := startGateway(t, oauthVars(map[string]string{"MCP_JWT_SECRET": e2eSecret}))
+	const verifier = "e2e-code-verifier-0123456789abcdefghijklmnopqrstuvwxyz"
+	sum := sha256.Sum256([]byte(verifier))
+	clientID := register(t, gw)
+	b := newBrowser(t)
+	b.signInAs(gw, clientID, base64.RawURLEncoding.EncodeToString(sum[:]), gatewaytest.Gary)
+	_, _, page := b.do("GET", gw+"/functions/v1/mcp-server/oauth/consent", nil)
+	m := csrfInput.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("consent page: %s", page)
+	}
+	_, loc, _ := b.do("POST", gw+"/functions/v1/mcp-server/oauth/consent", url.Values{"csrf_token": {m[1]}, "decision": {"approve"}})
+	back, _ := url.Parse(loc)
+	form := url.Values{"grant_type": {"authorization_code"}, "code": {back.Query().Get("code")}, "redirect_uri": {e2eRedirect}, "client_id": {clientID}, "code_verifier": {verifier}}
+	statuses := make(chan int, 2)
+	for range 2 {
+		go func() {
+			resp, err := http.PostForm(gw+"/functions/v1/mcp-server/oauth/token", form)
+			if err != nil {
+				statuses <- 0
+				return
+			}
+			resp.Body.Close()
+			statuses <- resp.StatusCode
+		}()
+	}
+	got := map[int]int{}
+	got[<-statuses]++
+	got[<-statuses]++
+	if got[200] != 1 || got[400] != 1 {
+		t.Errorf("statuses %v, want one 200 and one 400", got)
+	}
+}
+
+// TestOAuthServerIssuerClash: GATEWAY_ISSUER_URL cannot take the
+// authorization server's path.
+func TestOAuthServerIssuerClash(t *testing.T) {
+	all := map[string]string{
+		"SUPABASE_URL": env.URL, "SUPABASE_ANON_KEY": env.AnonKey, "SUPABASE_SERVICE_ROLE_KEY": env.ServiceRoleKey,
+		"MCP_JWT_SECRET": e2eSecret, "JWT_SECRET": env.SigningJWK, "GATEWAY_PUBLIC_URL": "https://project.example",
+		"GATEWAY_OAUTH_SECRET": e2eOAuthSecret, "GATEWAY_ISSUER_URL": "https://project.example/functions/v1/mcp-server/oauth",
+	}
+	cfg, err := config.Load(func(k string) string { return all[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, err = newServer(cfg, slog.New(slog.DiscardHandler))
+	want := "GATEWAY_ISSUER_URL must not be https://project.example/functions/v1/mcp-server/oauth, where the OAuth authorization server lives (GATEWAY_OAUTH_SERVER=gateway); use another path such as …/mcp-server/oidc"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
 	}
 }
