@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"regexp"
 	"strings"
+	"time"
 	"unicode/utf16"
 )
 
@@ -45,6 +46,9 @@ type OAuthServer struct {
 	// metadata documents from private and loopback addresses. For tests
 	// only; it turns off the SSRF protection of document fetches.
 	CIMDAllowPrivate bool
+	// AccessTokenTTL is GATEWAY_OAUTH_ACCESS_TOKEN_TTL, the lifetime of an
+	// access token (an mcp_ JWT). Default 1h; at most 24h.
+	AccessTokenTTL time.Duration
 }
 
 var providerID = regexp.MustCompile(`^[a-z0-9_]{1,40}$`)
@@ -103,6 +107,10 @@ func (p *parser) oauthServer(c *Config) OAuthServer {
 		}
 	}
 	o.CIMDAllowPrivate = p.boolean("GATEWAY_OAUTH_CIMD_ALLOW_PRIVATE", false)
+	o.AccessTokenTTL = p.duration("GATEWAY_OAUTH_ACCESS_TOKEN_TTL", time.Hour, false)
+	if o.AccessTokenTTL > 24*time.Hour {
+		p.fail("GATEWAY_OAUTH_ACCESS_TOKEN_TTL", fmt.Sprintf("must be at most 24h: access tokens are short-lived and refreshed (got %q)", p.lookup("GATEWAY_OAUTH_ACCESS_TOKEN_TTL")))
+	}
 
 	if o.Mode == OAuthServerGateway && c.MCPServerEnabled {
 		// The gateway mode needs everything it will use; refusing to

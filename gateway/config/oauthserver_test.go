@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -34,11 +35,11 @@ func TestOAuthServerSettings(t *testing.T) {
 		env  map[string]string
 		want OAuthServer
 	}{
-		{"no secret keeps supabase", nil, OAuthServer{Mode: OAuthServerSupabase, Providers: []string{"github"}}},
-		{"a secret defaults to gateway", gatewayEnv(nil), OAuthServer{Mode: OAuthServerGateway, Secrets: []string{oauthSecret}, Providers: []string{"github"}}},
+		{"no secret keeps supabase", nil, OAuthServer{Mode: OAuthServerSupabase, Providers: []string{"github"}, AccessTokenTTL: time.Hour}},
+		{"a secret defaults to gateway", gatewayEnv(nil), OAuthServer{Mode: OAuthServerGateway, Secrets: []string{oauthSecret}, Providers: []string{"github"}, AccessTokenTTL: time.Hour}},
 		{"explicit supabase wins", gatewayEnv(map[string]string{"GATEWAY_OAUTH_SERVER": "supabase"}),
-			OAuthServer{Mode: OAuthServerSupabase, Secrets: []string{oauthSecret}, Providers: []string{"github"}}},
-		{"off", map[string]string{"GATEWAY_OAUTH_SERVER": "OFF"}, OAuthServer{Mode: OAuthServerOff, Providers: []string{"github"}}},
+			OAuthServer{Mode: OAuthServerSupabase, Secrets: []string{oauthSecret}, Providers: []string{"github"}, AccessTokenTTL: time.Hour}},
+		{"off", map[string]string{"GATEWAY_OAUTH_SERVER": "OFF"}, OAuthServer{Mode: OAuthServerOff, Providers: []string{"github"}, AccessTokenTTL: time.Hour}},
 		{"everything", gatewayEnv(map[string]string{
 			"GATEWAY_OAUTH_SECRET":             oauthSecret + " , " + strings.Repeat("b", 32),
 			"GATEWAY_OAUTH_PROVIDERS":          "github, azure",
@@ -46,9 +47,9 @@ func TestOAuthServerSettings(t *testing.T) {
 			"GATEWAY_OAUTH_CIMD_ALLOW_PRIVATE": "true",
 		}), OAuthServer{Mode: OAuthServerGateway, Secrets: []string{oauthSecret, strings.Repeat("b", 32)}, Providers: []string{"github", "azure"},
 			TrustedProxies:   []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.168.1.7/32"), netip.MustParsePrefix("fd00::/64")},
-			CIMDAllowPrivate: true}},
+			CIMDAllowPrivate: true, AccessTokenTTL: time.Hour}},
 		{"gateway mode with the MCP server off needs nothing", map[string]string{"GATEWAY_OAUTH_SERVER": "gateway", "MCP_SERVER_ENABLED": "false"},
-			OAuthServer{Mode: OAuthServerGateway, Providers: []string{"github"}}},
+			OAuthServer{Mode: OAuthServerGateway, Providers: []string{"github"}, AccessTokenTTL: time.Hour}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -76,6 +77,8 @@ func TestOAuthServerMalformed(t *testing.T) {
 			`GATEWAY_OAUTH_PROVIDERS must be a comma-separated list of Supabase Auth provider names such as github,azure (got "github,Azure AD")`},
 		{"bad proxy", map[string]string{"GATEWAY_TRUSTED_PROXIES": "10.0.0.0/8,proxy.internal"},
 			`GATEWAY_TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges such as 10.0.0.0/8 (got "proxy.internal")`},
+		{"access token ttl too long", map[string]string{"GATEWAY_OAUTH_ACCESS_TOKEN_TTL": "48h"},
+			`GATEWAY_OAUTH_ACCESS_TOKEN_TTL must be at most 24h: access tokens are short-lived and refreshed (got "48h")`},
 		{"bad allowance", map[string]string{"GATEWAY_OAUTH_CIMD_ALLOW_PRIVATE": "maybe"}, `GATEWAY_OAUTH_CIMD_ALLOW_PRIVATE must be true or false (got "maybe")`},
 		{"gateway without secret", gatewayEnv(map[string]string{"GATEWAY_OAUTH_SERVER": "gateway", "GATEWAY_OAUTH_SECRET": ""}),
 			"GATEWAY_OAUTH_SECRET is required when GATEWAY_OAUTH_SERVER is gateway (it signs registered clients and seals sign-in cookies)"},

@@ -60,6 +60,18 @@ func TestOAuthServerWiring(t *testing.T) {
 			t.Errorf("%s: %d %s", p, r.status, r.body)
 		}
 	}
+	// Browser clients can call the JSON endpoints.
+	req, _ := http.NewRequest("OPTIONS", issuer+"/token", nil)
+	req.Header.Set("Origin", "https://app.example")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("token preflight: %d %v", resp.StatusCode, resp.Header)
+	}
 	// A 401 points at the metadata, unchanged in shape.
 	r = call(t, "POST", gw+"/functions/v1/mcp-server", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	if r.status != 401 || r.header.Get("WWW-Authenticate") != `Bearer resource_metadata="`+gw+`/functions/v1/mcp-server/.well-known/oauth-protected-resource"` {
