@@ -1,6 +1,8 @@
 package oauthserver
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"net/http"
 	"net/url"
 	"strings"
@@ -329,5 +331,19 @@ func TestMethods(t *testing.T) {
 		if r := h.do(h.hc, method, h.issuer+path, "", ""); r.status != 405 {
 			t.Errorf("%s %s: %d", method, path, r.status)
 		}
+	}
+}
+
+// TestStyleHashMatches: the CSP's style hash is that of the stylesheet
+// the page actually carries, so browsers apply it (and nothing else).
+func TestStyleHashMatches(t *testing.T) {
+	h := newHarness(t, nil)
+	r := h.consentPage(h.newBrowser(), h.authorizeParams(h.register()))
+	_, rest, _ := strings.Cut(r.body, "<style>")
+	css, _, _ := strings.Cut(rest, "</style>")
+	sum := sha256.Sum256([]byte(css))
+	want := "style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+	if !strings.Contains(r.header.Get("Content-Security-Policy"), want) || len(css) < 100 {
+		t.Errorf("CSP %q does not allow the page's stylesheet (%s)", r.header.Get("Content-Security-Policy"), want)
 	}
 }
