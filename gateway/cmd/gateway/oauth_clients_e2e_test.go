@@ -127,6 +127,7 @@ func listGrant(t *testing.T, gw, name string) string {
 // after the access token expires; the grant is then revoked through
 // mcp-tokens and the very next call fails.
 func TestOAuthTypeScriptSDK(t *testing.T) {
+	env.RequireLocal(t) // signs in at the local stack's stand-in provider
 	node := oauthNode(t)
 	const ttl = 3 * time.Second
 	gw := oauthGateway(t, ttl)
@@ -219,6 +220,7 @@ const assignmentJSON = "{\n  \"id\": 1,\n  \"title\": \"Hello World\",\n  \"slug
 // package's xdg-open to $BROWSER, a script that hands the URL to
 // Chromium.
 func TestOAuthMCPRemote(t *testing.T) {
+	env.RequireLocal(t) // signs in at the local stack's stand-in provider
 	node := oauthNode(t)
 	gw := oauthGateway(t, time.Hour)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -189,6 +189,7 @@ func formPost(t *testing.T, target string, form url.Values) answer {
 // real store is an api_tokens row that mcp-tokens lists and revokes, and
 // its access token calls a tool as the user under RLS.
 func TestOAuthServerFullStack(t *testing.T) {
+	env.RequireLocal(t) // signs in at the local stack's stand-in provider
 	gw := startGateway(t, oauthVars(map[string]string{"MCP_JWT_SECRET": e2eSecret}))
 	const verifier = "e2e-code-verifier-0123456789abcdefghijklmnopqrstuvwxyz"
 	sum := sha256.Sum256([]byte(verifier))
@@ -304,6 +305,7 @@ func TestOAuthServerFullStack(t *testing.T) {
 // guarded update is the single point of truth), and the loser's replay
 // revokes the winner's grant.
 func TestOAuthServerConcurrentRedemption(t *testing.T) {
+	env.RequireLocal(t) // signs in at the local stack's stand-in provider
 	gw := startGateway(t, oauthVars(map[string]string{"MCP_JWT_SECRET": e2eSecret}))
 	const verifier = "e2e-code-verifier-0123456789abcdefghijklmnopqrstuvwxyz"
 	sum := sha256.Sum256([]byte(verifier))
