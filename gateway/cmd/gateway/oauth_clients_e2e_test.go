@@ -71,6 +71,8 @@ var (
 // consentSeen is what the browser saw on the consent page.
 type consentSeen struct {
 	Heading, Account, CSP, CacheControl, FrameOptions, ReturnedTo, FramedURL, FramedText string
+	// In a 375-pixel-wide window.
+	ScrollWidth, ApproveHeight, ApproveWidth int
 }
 
 func checkConsentSeen(t *testing.T, s consentSeen, client, returnedTo string) {

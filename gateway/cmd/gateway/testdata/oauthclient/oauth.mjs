@@ -33,6 +33,8 @@ async function launchBrowser() {
   const ctx = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
+    // A phone-sized window: the sign-in and consent pages must work there.
+    viewport: { width: 375, height: 740 },
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync'],
   });
@@ -55,8 +57,12 @@ async function signInAndApprove(ctx, url, redirectPrefix) {
   const heading = await page.getByRole('heading', { level: 1 }).textContent();
   const account = await page.locator('dd').nth(1).textContent();
   const headers = resp.headers();
+  const approveBox = await page.getByRole('button', { name: 'Approve' }).boundingBox();
   const seen = {
     heading, account: account.trim(),
+    // Nothing wider than the phone, and a thumb-sized Approve button.
+    scrollWidth: await page.evaluate(() => document.documentElement.scrollWidth),
+    approveHeight: Math.round(approveBox.height), approveWidth: Math.round(approveBox.width),
     csp: headers['content-security-policy'], cacheControl: headers['cache-control'], frameOptions: headers['x-frame-options'],
   };
   const consentURL = page.url();
