@@ -156,7 +156,9 @@ func TestRouteSnippetsCoverTheFunctions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, p := range []string{"/functions/v1/mcp-server", "/functions/v1/mcp-tokens", "/.well-known/oauth-protected-resource"} {
+		for _, p := range []string{"/functions/v1/mcp-server", "/functions/v1/mcp-tokens", "/.well-known/oauth-protected-resource",
+			// The OAuth authorization server's RFC 8414 locations (docs/oauth.md).
+			"/.well-known/oauth-authorization-server/functions/v1/mcp-server", "/.well-known/openid-configuration/functions/v1/mcp-server"} {
 			if !strings.Contains(string(data), p) {
 				t.Errorf("%s does not route %s", f, p)
 			}

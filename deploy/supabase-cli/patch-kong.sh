@@ -36,6 +36,8 @@ block=$(cat <<'YAML'
           - /functions/v1/mcp-server
           - /functions/v1/mcp-tokens
           - /.well-known/oauth-protected-resource
+          - /.well-known/oauth-authorization-server/functions/v1/mcp-server
+          - /.well-known/openid-configuration/functions/v1/mcp-server
 YAML
 )
 tmp=$(mktemp)

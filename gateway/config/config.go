@@ -142,6 +142,9 @@ type Config struct {
 	// when the gateway reaches Auth at an internal address while tokens
 	// carry the public one (e.g. http://kong:8000 vs http://127.0.0.1:54321).
 	OAuthIssuer string
+	// OAuthServer is the gateway's own OAuth authorization server
+	// (GATEWAY_OAUTH_SERVER and related settings, oauthserver.go).
+	OAuthServer OAuthServer
 	// OAuthLegacySecret is GATEWAY_OAUTH_LEGACY_JWT_SECRET: when set, HS256
 	// access tokens signed with the project's legacy secret are accepted
 	// too. Empty (the default) accepts only ES256/RS256 from the JWKS.
@@ -222,6 +225,8 @@ func Load(getenv func(string) string) (Config, error) {
 			c.RedactKeys = append(c.RedactKeys, k)
 		}
 	}
+
+	c.OAuthServer = p.oauthServer(&c)
 
 	if c.MetricsAddr != "" && c.MetricsAddr == c.ListenAddr {
 		p.fail("GATEWAY_METRICS_ADDR", "must differ from GATEWAY_LISTEN_ADDR (metrics are never served on the public listener)")

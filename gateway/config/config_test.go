@@ -32,6 +32,7 @@ func defaults() Config {
 		MaxStreams:         1024,
 		MaxStreamsPerToken: 16,
 		AllowedOrigins:     []string{"*"},
+		OAuthServer:        OAuthServer{Mode: OAuthServerSupabase, Providers: []string{"github"}, AccessTokenTTL: time.Hour},
 	}
 }
 

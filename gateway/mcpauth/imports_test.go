@@ -34,8 +34,16 @@ var postgrestAllowedInFunctions = map[string]bool{
 // service-role key: the authentication layer, configuration, the main
 // wiring, and the local stack (test infrastructure that is never linked
 // into the binary).
+//
+// gateway/oauthserver is part of the authentication layer: as the OAuth
+// authorization server it writes a grant (an api_tokens row, its refresh
+// tokens and codes) for a user who has no session the gateway keeps, and
+// its own tables are closed to every role but the service role. It is
+// exactly that one package; tool handlers and functions/* still never
+// see the key.
 var serviceKeyAllowed = []string{
 	"gateway/mcpauth",
+	"gateway/oauthserver",
 	"gateway/config",
 	"gateway/cmd/",
 	"gateway/gatewaytest",
@@ -181,7 +189,8 @@ type O struct{ ServiceRoleKey string }
 	if got := checkFile(fset, f, "gateway/mcpauth/x.go", "gateway/mcpauth"); len(got) != 0 {
 		t.Errorf("mcpauth may name the key and build clients: %v", got)
 	}
-	if !allowedDir("gateway/cmd/gateway", serviceKeyAllowed) || allowedDir("gateway/mcpauthx", serviceKeyAllowed) || allowedDir("functions/mcptokens", serviceKeyAllowed) {
+	if !allowedDir("gateway/cmd/gateway", serviceKeyAllowed) || allowedDir("gateway/mcpauthx", serviceKeyAllowed) || allowedDir("functions/mcptokens", serviceKeyAllowed) ||
+		!allowedDir("gateway/oauthserver", serviceKeyAllowed) || allowedDir("gateway/oauthserverx", serviceKeyAllowed) || allowedDir("functions/mcpserver", serviceKeyAllowed) {
 		t.Error("allowedDir is wrong")
 	}
 }

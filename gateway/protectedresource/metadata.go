@@ -1,7 +1,8 @@
 // Package protectedresource publishes the gateway's OAuth 2.0 Protected
 // Resource Metadata (RFC 9728) and builds the WWW-Authenticate challenges
 // that point MCP clients at it, so a client that knows only the MCP endpoint
-// URL can discover Supabase Auth as its authorization server.
+// URL can discover its authorization server: the gateway's own
+// (gateway/oauthserver) or Supabase Auth, as GATEWAY_OAUTH_SERVER says.
 //
 // Every URL comes from configuration. Host and X-Forwarded-* headers are
 // never read: a forged header must not be able to send a client's OAuth
@@ -27,7 +28,9 @@ type Options struct {
 	// ResourceURL is the canonical public URL of the MCP endpoint, e.g.
 	// https://xyz.supabase.co/functions/v1/mcp-server.
 	ResourceURL string
-	// AuthorizationServer is Supabase Auth's issuer URL.
+	// AuthorizationServer is the issuer URL of the authorization server:
+	// the gateway's own (…/functions/v1/mcp-server/oauth) or Supabase
+	// Auth's, per GATEWAY_OAUTH_SERVER.
 	AuthorizationServer string
 	// Scopes advertised in scopes_supported.
 	Scopes []string

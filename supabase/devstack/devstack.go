@@ -196,8 +196,12 @@ func (s *Stack) Handler() http.Handler {
 	rest := http.StripPrefix("/rest/v1", s.Rest)
 	auth := http.StripPrefix("/auth/v1", s.Auth)
 	mux.Handle("/rest/v1/", s.requireAPIKey(rest))
-	// Supabase's gateway leaves the JWKS open.
+	// Supabase's gateway leaves the JWKS open, and the browser-facing
+	// steps of third-party sign-in (Kong's open auth routes).
 	mux.Handle("GET /auth/v1/.well-known/jwks.json", auth)
+	mux.Handle("GET /auth/v1/authorize", auth)
+	mux.Handle("GET /auth/v1/stand-in/", auth)
+	mux.Handle("POST /auth/v1/callback", auth)
 	mux.Handle("/auth/v1/", s.requireAPIKey(auth))
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

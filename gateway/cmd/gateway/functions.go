@@ -24,6 +24,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway/issuer"
 	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
 	"github.com/pawtograder/mcp-gateway/gateway/metrics"
+	"github.com/pawtograder/mcp-gateway/gateway/oauthserver"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 	"github.com/pawtograder/mcp-gateway/gateway/protectedresource"
 	"github.com/pawtograder/mcp-gateway/gateway/supabasejwt"
@@ -42,6 +43,7 @@ var knownTables = []string{
 	"api_tokens", "revoked_token_ids", "user_roles", "profiles", "assignments", "autograder",
 	"submissions", "submission_files", "grader_results", "grader_result_tests", "grader_result_output",
 	"help_queues", "help_requests", "help_request_messages", "discussion_topics", "discussion_threads",
+	"mcp_oauth_codes", "mcp_oauth_refresh_tokens", "mcp_oauth_grants",
 }
 
 // wiring is everything the functions need, built once from the config.
@@ -77,8 +79,11 @@ func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastR
 // authEndpoint and githubEndpoint classify upstream requests into the few
 // values the metrics' endpoint label may take.
 func authEndpoint(r *http.Request) string {
-	if strings.HasSuffix(r.URL.Path, "/jwks.json") {
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/jwks.json"):
 		return "jwks"
+	case strings.HasSuffix(r.URL.Path, "/token"):
+		return "token" // the OAuth server's sign-in code exchange
 	}
 	return "user"
 }
@@ -164,15 +169,25 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 
 	sessions := &mcpauth.AuthClient{AuthURL: authURL, AnonKey: cfg.SupabaseAnonKey, HTTPClient: authHC, DirectUpstream: cfg.AuthDirect}
 
-	// Supabase access tokens (OAuth connectors) need a public resource URL
-	// and an issuer; without them only mcp_ tokens are accepted.
+	// OAuth (docs/oauth.md) needs a public resource URL. GATEWAY_OAUTH_SERVER
+	// picks the authorization server the metadata names: the gateway's own
+	// (which grants mcp_ tokens, so no Supabase token is accepted), Supabase
+	// Auth (whose access tokens are then verified), or none.
 	var verifier *supabasejwt.Verifier
 	var meta *protectedresource.Metadata
-	if cfg.PublicURL != nil {
+	var oauth *oauthserver.Server
+	if cfg.PublicURL != nil && cfg.OAuthServer.Mode != config.OAuthServerOff {
 		resource := strings.TrimRight(cfg.PublicURL.String(), "/") + "/functions/v1/" + slugMCPServer
 		issuer := cfg.OAuthIssuer
 		if issuer == "" && authURL != "" {
 			issuer = authURL
+		}
+		if cfg.OAuthServer.Mode == config.OAuthServerGateway && cfg.MCPServerEnabled {
+			var err error
+			if oauth, err = buildOAuthServer(cfg, log, resource, restURL, authURL, hc, authHC); err != nil {
+				return nil, err
+			}
+			issuer = oauth.Issuer()
 		}
 		if issuer != "" {
 			var err error
@@ -184,10 +199,13 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 			if err != nil {
 				return nil, err
 			}
+		}
+		if issuer != "" && oauth == nil {
 			jwks := ""
 			if authURL != "" {
 				jwks = authURL + "/.well-known/jwks.json"
 			}
+			var err error
 			verifier, err = supabasejwt.New(supabasejwt.Options{
 				Issuer:       issuer,
 				JWKSURL:      jwks,
@@ -281,6 +299,10 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 			for _, p := range protectedresource.Paths("/functions/v1/" + slugMCPServer)[:2] {
 				e.Any(p, notFound)
 			}
+			// The authorization server's root metadata is off as well.
+			for _, p := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {
+				e.Any(p+"/functions/v1/"+slugMCPServer+oauthPrefix, notFound)
+			}
 		})
 		return w, nil
 	}
@@ -334,6 +356,9 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 		if meta != nil {
 			g.Any(protectedresource.WellKnownPath, meta.Serve)
 		}
+		if oauth != nil {
+			oauth.Register(g, oauthPrefix)
+		}
 		mountIssuer(g)
 		server.Register(g)
 	}})
@@ -343,6 +368,9 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 				e.Any(p, meta.Serve)
 			}
 		})
+	}
+	if oauth != nil {
+		addRoutes(w, oauth.RegisterRoot)
 	}
 	w.pre = append(w.pre, server.MethodFallback("/functions/v1/"+slugMCPServer, "/"+slugMCPServer))
 	w.onShutdown = append(w.onShutdown, func() {

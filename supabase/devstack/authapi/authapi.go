@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -45,12 +46,26 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
+	// PublicURL is where browsers reach this server (<SUPABASE_URL>/auth/v1),
+	// for the stand-in provider's pages. Default Issuer.
+	PublicURL string
+	// SiteURL is GoTrue's SITE_URL: the default redirect after sign-in.
+	// Default http://localhost:3000.
+	SiteURL string
+	// RedirectAllowList is GoTrue's URI_ALLOW_LIST: redirect_to values
+	// accepted besides the Site URL and loopback IP literals; exact URLs
+	// or prefixes ending in "**".
+	RedirectAllowList []string
+	// Providers are the third-party providers the stand-in offers.
+	// Default github and azure.
+	Providers []string
 }
 
 // Server is the Auth API. Mount it under /auth/v1/ with http.StripPrefix.
 type Server struct {
-	cfg Config
-	log *slog.Logger
+	cfg   Config
+	log   *slog.Logger
+	flows flows
 }
 
 // New validates cfg.
@@ -66,6 +81,15 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = cfg.Issuer
+	}
+	if cfg.SiteURL == "" {
+		cfg.SiteURL = "http://localhost:3000"
+	}
+	if len(cfg.Providers) == 0 {
+		cfg.Providers = []string{"github", "azure"}
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -97,10 +121,19 @@ func (e *HTTPError) Error() string {
 // Unwrap returns the internal cause.
 func (e *HTTPError) Unwrap() error { return e.Err }
 
-// ServeHTTP routes GET /user and GET /.well-known/jwks.json.
+// ServeHTTP routes GET /user, GET /.well-known/jwks.json and the PKCE
+// sign-in flow (pkce.go).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var err error
 	switch {
+	case r.URL.Path == "/authorize" && r.Method == http.MethodGet:
+		err = s.authorize(w, r)
+	case strings.HasPrefix(r.URL.Path, "/stand-in/") && r.Method == http.MethodGet:
+		err = s.standIn(w, r, strings.TrimPrefix(r.URL.Path, "/stand-in/"))
+	case r.URL.Path == "/callback" && r.Method == http.MethodPost:
+		err = s.callback(w, r)
+	case r.URL.Path == "/token" && r.Method == http.MethodPost:
+		err = s.token(w, r)
 	case r.URL.Path == "/user" && r.Method == http.MethodGet:
 		err = s.getUser(w, r)
 	case r.URL.Path == "/.well-known/jwks.json" && r.Method == http.MethodGet:

@@ -154,3 +154,58 @@ func TestAPITokenRevocation(t *testing.T) {
 		})
 	}
 }
+
+// TestOAuthTablesClosedToAPIRoles: the authorization server's tables
+// (codes and refresh tokens by hash, grant markers) are readable and
+// writable by the service role only, even for the row's own user.
+func TestOAuthTablesClosedToAPIRoles(t *testing.T) {
+	conn := connect(t, seededDatabase(t))
+	ctx := context.Background()
+	for _, table := range []string{"mcp_oauth_grants", "mcp_oauth_codes", "mcp_oauth_refresh_tokens"} {
+		for _, p := range []persona{anon, alice, sam, nora} {
+			for _, stmt := range []string{
+				`SELECT * FROM public.` + table,
+				`DELETE FROM public.` + table,
+				`UPDATE public.` + table + ` SET created_at = now()`,
+				`TRUNCATE public.` + table,
+			} {
+				err := asPersona(ctx, conn, p, func(tx pgx.Tx) error {
+					_, err := tx.Exec(ctx, stmt)
+					return err
+				})
+				if !isDenied(err) {
+					t.Errorf("%s as %s: err = %v, want permission denied (42501)", stmt, p.name, err)
+				}
+			}
+		}
+	}
+	// The service role writes a whole grant: api_tokens row, marker,
+	// code and refresh token; deleting the api_tokens row cascades.
+	err := asPersona(ctx, conn, service, func(tx pgx.Tx) error {
+		for _, stmt := range []string{
+			`INSERT INTO public.api_tokens (user_id, name, token_id, scopes, expires_at)
+			 VALUES ('10000000-0000-4000-8000-000000000001', 'Claude — connected with OAuth', 'oauth-grant-1', ARRAY['mcp:read'], now() + interval '30 days')`,
+			`INSERT INTO public.mcp_oauth_grants (token_id, client_id, client_name, redirect_uri) VALUES ('oauth-grant-1', 'mcpc_x', 'Claude', 'https://claude.ai/cb')`,
+			`INSERT INTO public.mcp_oauth_codes (code_hash, token_id, client_hash, redirect_uri, code_challenge, user_id, scopes, expires_at)
+			 VALUES ('h1', 'oauth-grant-1', 'c', 'https://claude.ai/cb', 'ch', '10000000-0000-4000-8000-000000000001', ARRAY['mcp:read'], now())`,
+			`INSERT INTO public.mcp_oauth_refresh_tokens (token_hash, token_id, user_id, client_hash, scopes, expires_at)
+			 VALUES ('r1', 'oauth-grant-1', '10000000-0000-4000-8000-000000000001', 'c', ARRAY['mcp:read'], now())`,
+			`DELETE FROM public.api_tokens WHERE token_id = 'oauth-grant-1'`,
+		} {
+			if _, err := tx.Exec(ctx, stmt); err != nil {
+				return err
+			}
+		}
+		var left int
+		if err := tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM public.mcp_oauth_grants) + (SELECT count(*) FROM public.mcp_oauth_refresh_tokens)`).Scan(&left); err != nil {
+			return err
+		}
+		if left != 0 {
+			t.Errorf("%d grant rows survived the api_tokens delete", left)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Errorf("service_role: %v", err)
+	}
+}

@@ -71,6 +71,13 @@ func envInt(name string, def int) int {
 	return def
 }
 
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
 // freePort returns port when it can be bound on loopback, else a free one.
 func freePort(port int) (int, error) {
 	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
@@ -112,6 +119,7 @@ func run(ctx context.Context, logger *slog.Logger, out io.Writer, f flags) (err 
 	defer func() { err = errors.Join(err, stack.Close()) }()
 
 	mcpSecret := randomSecret()
+	oauthSecret := randomSecret()
 	gatewayURL := fmt.Sprintf("http://127.0.0.1:%d", gatewayPort)
 	gwEnv := append(os.Environ(),
 		"SUPABASE_URL="+stack.URL,
@@ -123,6 +131,11 @@ func run(ctx context.Context, logger *slog.Logger, out io.Writer, f flags) (err 
 		"GATEWAY_PUBLIC_URL="+gatewayURL,
 		"GATEWAY_LISTEN_ADDR="+fmt.Sprintf("127.0.0.1:%d", gatewayPort),
 		"GATEWAY_LOG_FORMAT=text",
+		// The gateway's own OAuth server, so any OAuth MCP client
+		// connects with the URL alone (docs/oauth.md); an explicit
+		// GATEWAY_OAUTH_SERVER in the caller's environment wins.
+		"GATEWAY_OAUTH_SECRET="+oauthSecret,
+		"GATEWAY_OAUTH_PROVIDERS="+envOr("GATEWAY_OAUTH_PROVIDERS", "github"),
 	)
 	cmd := exec.Command(f.gatewayBin)
 	cmd.Env = gwEnv
@@ -158,6 +171,7 @@ func run(ctx context.Context, logger *slog.Logger, out io.Writer, f flags) (err 
 		{"SUPABASE_ANON_KEY", stack.AnonKey},
 		{"SUPABASE_SERVICE_ROLE_KEY", stack.ServiceRoleKey},
 		{"MCP_JWT_SECRET", mcpSecret},
+		{"GATEWAY_OAUTH_SECRET", oauthSecret},
 		{"JWT_SECRET", stack.GatewaySigningJWK},
 		{"DEMO_TOKEN", token},
 		{"DEMO_CLASS_ID", demoClassID},
@@ -184,10 +198,19 @@ Try it:
     -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_assignment","arguments":{"assignment_id":1,"class_id":1}}}'
   (after: set -a; . %s; set +a)
 
+Connect an OAuth client (MCP Inspector, Claude Code, mcp-remote, any
+client that only takes a URL): paste
+  %s
+A browser opens the local stand-in sign-in page: choose
+alice.instructor@example.edu (an instructor; sam.student@example.edu shows
+the refusal students get), then Approve. The grant appears in mcp-tokens'
+list as "<client> — connected with OAuth".
+  e.g. npx mcp-remote %s
+
 %s
 Press Ctrl-C to stop everything.
 `, gatewayURL, gatewayURL, endpoint, gatewayURL, stack.URL, stack.RestURL, stack.AuthURL, demoClassID, token, f.envFile,
-		endpoint, f.envFile, cfg)
+		endpoint, f.envFile, endpoint, endpoint, cfg)
 
 	select {
 	case <-ctx.Done():

@@ -1,0 +1,211 @@
+// Connects real OAuth MCP clients to the wired gateway from scratch and
+// drives the person's part (sign-in at the local stack's stand-in provider,
+// Approve on the gateway's consent page) in headless Chromium through
+// playwright-core. Used by oauth_clients_e2e_test.go.
+//
+//   node oauth.mjs sdk <endpoint> <persona-email> <access-ttl-ms>
+//   node oauth.mjs mcp-remote <endpoint> <persona-email> <callback-port>
+//
+// Every result is one JSON line on stdout; diagnostics go to stderr. In
+// sdk mode the script waits, after its "connected" line, for a line
+// "revoked" on stdin and then makes one more tool call.
+import http from 'node:http';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const [mode, endpoint, persona, extra] = process.argv.slice(2);
+const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
+const log = (...a) => process.stderr.write(a.join(' ') + '\n');
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// The guide's Chromium flags, with a fresh profile.
+async function launchBrowser() {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'oauth-e2e-chromium-'));
+  const ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    // A phone-sized window: the sign-in and consent pages must work there.
+    viewport: { width: 375, height: 740 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+  return { ctx, close: async () => { await ctx.close(); fs.rmSync(profile, { recursive: true, force: true }); } };
+}
+
+// signInAndApprove is the person: open the authorization URL, pick the
+// persona on the stand-in provider page, read the consent page, Approve.
+// It returns what it saw, for the test to check.
+async function signInAndApprove(ctx, url, redirectPrefix) {
+  const page = await ctx.newPage();
+  await page.goto(url);
+  await page.getByRole('heading', { name: /Sign in with github/ }).waitFor();
+  const consentResponse = page.waitForResponse((r) => r.url().endsWith('/oauth/consent') && r.request().method() === 'GET');
+  await page.getByRole('button', { name: new RegExp(persona.replace('.', '\\.')) }).click();
+  const resp = await consentResponse.catch(async (e) => {
+    log('no consent page; the browser is at', page.url(), '\n', await page.content());
+    throw e;
+  });
+  const heading = await page.getByRole('heading', { level: 1 }).textContent();
+  const account = await page.locator('dd').nth(1).textContent();
+  const headers = resp.headers();
+  const approveBox = await page.getByRole('button', { name: 'Approve' }).boundingBox();
+  const seen = {
+    heading, account: account.trim(),
+    // Nothing wider than the phone, and a thumb-sized Approve button.
+    scrollWidth: await page.evaluate(() => document.documentElement.scrollWidth),
+    approveHeight: Math.round(approveBox.height), approveWidth: Math.round(approveBox.width),
+    csp: headers['content-security-policy'], cacheControl: headers['cache-control'], frameOptions: headers['x-frame-options'],
+  };
+  const consentURL = page.url();
+  await Promise.all([
+    page.waitForURL((u) => u.href.startsWith(redirectPrefix)),
+    page.getByRole('button', { name: 'Approve' }).click(),
+  ]);
+  seen.returnedTo = page.url().split('?')[0];
+  // A page that frames the consent page gets nothing: Chromium refuses
+  // to render it (frame-ancestors 'none').
+  const framer = await ctx.newPage();
+  await framer.setContent(`<iframe src="${consentURL}" title="framed"></iframe>`, { waitUntil: 'load' });
+  seen.framedURL = framer.frames()[1]?.url();
+  seen.framedText = await framer.frames()[1]?.evaluate(() => document.body?.innerText ?? '').catch((e) => 'error: ' + e.message);
+  await framer.close();
+  await page.close();
+  return seen;
+}
+
+function toolText(res) {
+  return res.content?.[0]?.text;
+}
+
+async function sdkMode() {
+  const ttl = Number(extra);
+  // The client's redirect URI: a loopback server that takes the code.
+  let gotCode;
+  const codePromise = new Promise((r) => { gotCode = r; });
+  const srv = http.createServer((req, res) => {
+    const u = new URL(req.url, 'http://127.0.0.1');
+    if (u.pathname === '/callback') {
+      gotCode(u.searchParams);
+      res.end('Connected; you can close this window.');
+    } else { res.statusCode = 404; res.end(); }
+  });
+  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+  const redirectUrl = `http://127.0.0.1:${srv.address().port}/callback`;
+
+  const browser = await launchBrowser();
+  let seen;
+  let allowRedirect = true;
+  const state = { refreshes: 0, tokenSaves: 0 };
+  const provider = {
+    get redirectUrl() { return redirectUrl; },
+    get clientMetadata() {
+      return { client_name: 'SDK E2E Client', redirect_uris: [redirectUrl], grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'], token_endpoint_auth_method: 'none' };
+    },
+    state: () => 'sdk-state-1',
+    clientInformation: () => state.client,
+    saveClientInformation: (c) => { state.client = c; },
+    tokens: () => state.tokens,
+    saveTokens: (t) => { state.tokenSaves++; state.tokens = t; },
+    saveCodeVerifier: (v) => { state.verifier = v; },
+    codeVerifier: () => state.verifier,
+    invalidateCredentials: (scope) => { log('invalidateCredentials', scope); if (scope === 'all' || scope === 'tokens') state.tokens = undefined; },
+    redirectToAuthorization: async (url) => {
+      if (!allowRedirect) throw new Error('authorization required again');
+      state.authorizationURL = url.href;
+      seen = await signInAndApprove(browser.ctx, url.href, redirectUrl);
+    },
+  };
+
+  const connect = async () => {
+    const client = new Client({ name: 'oauth-e2e', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(endpoint), { authProvider: provider });
+    try {
+      await client.connect(transport);
+    } catch (e) {
+      if (!(e instanceof UnauthorizedError)) throw e;
+      const params = await codePromise;
+      state.callback = Object.fromEntries(params);
+      await transport.finishAuth(params.get('code'));
+      const t2 = new StreamableHTTPClientTransport(new URL(endpoint), { authProvider: provider });
+      const c2 = new Client({ name: 'oauth-e2e', version: '1.0.0' });
+      await c2.connect(t2);
+      return c2;
+    }
+    return client;
+  };
+  const client = await connect();
+  const first = await client.callTool({ name: 'get_assignment', arguments: { assignment_id: 1, class_id: 1 } });
+  const accessBefore = state.tokens.access_token;
+  // Let the access token expire; the next call is refused with 401 and
+  // the SDK refreshes (rotating the refresh token) and retries.
+  await sleep(ttl + 1500);
+  const second = await client.callTool({ name: 'get_assignment', arguments: { assignment_id: 1, class_id: 1 } });
+  const u = new URL(state.authorizationURL);
+  out({
+    step: 'connected', seen, callback: state.callback, client: { name: state.client.client_name, idPrefix: state.client.client_id.slice(0, 5) },
+    authorizationParams: Object.fromEntries([...u.searchParams].filter(([k]) => !['code_challenge', 'client_id', 'state', 'redirect_uri'].includes(k))),
+    first: toolText(first), second: toolText(second), refreshed: state.tokens.access_token !== accessBefore,
+    tokenSaves: state.tokenSaves, accessPrefix: state.tokens.access_token.slice(0, 4), scope: state.tokens.scope,
+  });
+  await browser.close();
+
+  // The test revokes the grant through mcp-tokens, then says so.
+  allowRedirect = false;
+  const rl = readline.createInterface({ input: process.stdin });
+  for await (const line of rl) {
+    if (line.trim() === 'revoked') break;
+  }
+  try {
+    await client.callTool({ name: 'get_assignment', arguments: { assignment_id: 1, class_id: 1 } });
+    out({ step: 'after-revoke', error: null });
+  } catch (e) {
+    out({ step: 'after-revoke', error: String(e.message || e) });
+  }
+  srv.close();
+  await client.close().catch(() => {});
+}
+
+async function mcpRemoteMode() {
+  const port = extra;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'oauth-e2e-mcp-remote-'));
+  const urlFile = path.join(dir, 'opened-urls');
+  fs.writeFileSync(urlFile, '');
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [path.join(here, 'node_modules/mcp-remote/dist/proxy.js'), endpoint, port, '--host', '127.0.0.1'],
+    env: { ...process.env, BROWSER: path.join(here, 'open-url.sh'), OAUTH_URL_FILE: urlFile, MCP_REMOTE_CONFIG_DIR: path.join(dir, 'config'), DISPLAY: '', WAYLAND_DISPLAY: '' },
+    stderr: 'inherit',
+  });
+  const browser = await launchBrowser();
+  // The person: wait for mcp-remote to "open the browser", then sign in.
+  const person = (async () => {
+    for (;;) {
+      const urls = fs.readFileSync(urlFile, 'utf8').split('\n').filter(Boolean);
+      if (urls.length) return signInAndApprove(browser.ctx, urls[0], `http://127.0.0.1:${port}/oauth/callback`);
+      await sleep(100);
+    }
+  })();
+  const client = new Client({ name: 'claude-desktop-like', version: '1.0.0' });
+  await client.connect(transport);
+  const tools = await client.listTools();
+  const res = await client.callTool({ name: 'get_assignment', arguments: { assignment_id: 1, class_id: 1 } });
+  const seen = await person;
+  out({ step: 'connected', seen, tools: tools.tools.length, first: toolText(res),
+    opened: fs.readFileSync(urlFile, 'utf8').split('\n').filter(Boolean).length });
+  await client.close();
+  await browser.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+const main = mode === 'sdk' ? sdkMode : mcpRemoteMode;
+main().then(() => process.exit(0), (e) => { log(e.stack || String(e)); out({ step: 'failed', error: String(e.message || e) }); process.exit(1); });

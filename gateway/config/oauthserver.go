@@ -1,0 +1,139 @@
+package config
+
+import (
+	"fmt"
+	"net/netip"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf16"
+)
+
+// OAuthServerMode is GATEWAY_OAUTH_SERVER: which authorization server the
+// protected-resource metadata names (docs/oauth.md).
+type OAuthServerMode string
+
+// The modes.
+const (
+	// OAuthServerGateway: the gateway is its own authorization server and
+	// grants revocable mcp_ tokens.
+	OAuthServerGateway OAuthServerMode = "gateway"
+	// OAuthServerSupabase: the metadata names Supabase Auth's OAuth 2.1
+	// server, whose access tokens the gateway verifies (the behaviour
+	// before the gateway had its own).
+	OAuthServerSupabase OAuthServerMode = "supabase"
+	// OAuthServerOff: no OAuth metadata; only mcp_ tokens work.
+	OAuthServerOff OAuthServerMode = "off"
+)
+
+// OAuthServer holds the settings of the gateway's authorization server.
+type OAuthServer struct {
+	// Mode is GATEWAY_OAUTH_SERVER. Default: gateway when
+	// GATEWAY_OAUTH_SECRET is set, else supabase, so a deployment that
+	// predates the setting keeps its metadata byte for byte and one that
+	// follows docs/oauth.md gets the working flow.
+	Mode OAuthServerMode
+	// Secrets is GATEWAY_OAUTH_SECRET, comma-separated: the first signs
+	// client ids and seals cookies, all are accepted (rotation).
+	Secrets []string
+	// Providers is GATEWAY_OAUTH_PROVIDERS: the Supabase Auth providers
+	// offered for sign-in. Default github.
+	Providers []string
+	// TrustedProxies is GATEWAY_TRUSTED_PROXIES: addresses or CIDR ranges
+	// whose X-Forwarded-For is believed for rate limiting.
+	TrustedProxies []netip.Prefix
+	// CIMDAllowPrivate is GATEWAY_OAUTH_CIMD_ALLOW_PRIVATE: fetch client
+	// metadata documents from private and loopback addresses. For tests
+	// only; it turns off the SSRF protection of document fetches.
+	CIMDAllowPrivate bool
+	// AccessTokenTTL is GATEWAY_OAUTH_ACCESS_TOKEN_TTL, the lifetime of an
+	// access token (an mcp_ JWT). Default 1h; at most 24h.
+	AccessTokenTTL time.Duration
+}
+
+var providerID = regexp.MustCompile(`^[a-z0-9_]{1,40}$`)
+
+// oauthServer parses the OAuth server settings; c must already hold the
+// URLs and secrets they depend on.
+func (p *parser) oauthServer(c *Config) OAuthServer {
+	o := OAuthServer{Providers: []string{"github"}}
+	for _, s := range strings.Split(p.getenv("GATEWAY_OAUTH_SECRET"), ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			o.Secrets = append(o.Secrets, s)
+		}
+	}
+	for _, s := range o.Secrets {
+		if len(s) < 32 {
+			p.fail("GATEWAY_OAUTH_SECRET", "must be one or more comma-separated secrets of at least 32 bytes each, e.g. from openssl rand -base64 32")
+			break
+		}
+	}
+	switch v := strings.ToLower(p.lookup("GATEWAY_OAUTH_SERVER")); v {
+	case "":
+		o.Mode = OAuthServerSupabase
+		if len(o.Secrets) > 0 {
+			o.Mode = OAuthServerGateway
+		}
+	case "gateway", "supabase", "off":
+		o.Mode = OAuthServerMode(v)
+	default:
+		p.fail("GATEWAY_OAUTH_SERVER", fmt.Sprintf("must be gateway, supabase or off (got %q)", p.lookup("GATEWAY_OAUTH_SERVER")))
+	}
+	if v := p.lookup("GATEWAY_OAUTH_PROVIDERS"); v != "" {
+		o.Providers = nil
+		for _, s := range strings.Split(v, ",") {
+			s = strings.TrimSpace(s)
+			if !providerID.MatchString(s) {
+				p.fail("GATEWAY_OAUTH_PROVIDERS", fmt.Sprintf("must be a comma-separated list of Supabase Auth provider names such as github,azure (got %q)", v))
+				o.Providers = []string{"github"}
+				break
+			}
+			o.Providers = append(o.Providers, s)
+		}
+	}
+	if v := p.lookup("GATEWAY_TRUSTED_PROXIES"); v != "" {
+		for _, s := range strings.Split(v, ",") {
+			s = strings.TrimSpace(s)
+			pfx, err := netip.ParsePrefix(s)
+			if err != nil {
+				a, aerr := netip.ParseAddr(s)
+				if aerr != nil {
+					p.fail("GATEWAY_TRUSTED_PROXIES", fmt.Sprintf("must be a comma-separated list of IP addresses or CIDR ranges such as 10.0.0.0/8 (got %q)", s))
+					continue
+				}
+				pfx = netip.PrefixFrom(a, a.BitLen())
+			}
+			o.TrustedProxies = append(o.TrustedProxies, pfx.Masked())
+		}
+	}
+	o.CIMDAllowPrivate = p.boolean("GATEWAY_OAUTH_CIMD_ALLOW_PRIVATE", false)
+	o.AccessTokenTTL = p.duration("GATEWAY_OAUTH_ACCESS_TOKEN_TTL", time.Hour, false)
+	if o.AccessTokenTTL > 24*time.Hour {
+		p.fail("GATEWAY_OAUTH_ACCESS_TOKEN_TTL", fmt.Sprintf("must be at most 24h: access tokens are short-lived and refreshed (got %q)", p.lookup("GATEWAY_OAUTH_ACCESS_TOKEN_TTL")))
+	}
+
+	if o.Mode == OAuthServerGateway && c.MCPServerEnabled {
+		// The gateway mode needs everything it will use; refusing to
+		// start beats advertising a flow that fails at its last step.
+		need := func(ok bool, name, why string) {
+			if !ok {
+				p.fail(name, "is required when GATEWAY_OAUTH_SERVER is gateway ("+why+")")
+			}
+		}
+		need(len(o.Secrets) > 0, "GATEWAY_OAUTH_SECRET", "it signs registered clients and seals sign-in cookies")
+		need(c.PublicURL != nil, "GATEWAY_PUBLIC_URL", "every OAuth URL is built from it")
+		need(c.AuthURL != nil, "GATEWAY_AUTH_URL", "users sign in through Supabase Auth; set SUPABASE_URL or GATEWAY_AUTH_URL")
+		need(c.PostgRESTURL != nil, "SUPABASE_URL", "grants are stored through PostgREST")
+		need(c.SupabaseServiceRoleKey != "", "SUPABASE_SERVICE_ROLE_KEY", "grants are written with the service role")
+		need(utf16Len(c.MCPJWTSecret) >= 32, "MCP_JWT_SECRET", "access tokens are mcp_ tokens signed with it; at least 32 characters")
+	}
+	return o
+}
+
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}

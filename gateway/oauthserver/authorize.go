@@ -1,0 +1,171 @@
+package oauthserver
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// authorize is the authorization endpoint (OAuth 2.1 §4.1.1). Until the
+// client and its redirect URI are verified, every problem is an HTML page:
+// redirecting to an unverified URI would make the server an open
+// redirector. After that, problems go back to the client (RFC 6749
+// §4.1.2.1) with error, error_description, state and iss (RFC 9207).
+func (s *Server) authorize(c echo.Context) error {
+	r := c.Request()
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		c.Response().Header().Set("Allow", "GET")
+		return s.page(c, http.StatusMethodNotAllowed, "Method not allowed", "Open this address in a browser.", "")
+	}
+	if !s.authorizeLimit.allow(clientIP(r, s.opts.TrustedProxies)) {
+		c.Response().Header().Set("Retry-After", "60")
+		return s.page(c, http.StatusTooManyRequests, "Too many attempts", "Too many connection attempts came from your network in the last minute.", "Wait a minute, then start connecting again from your assistant.")
+	}
+	q := r.URL.Query()
+	client, err := s.resolveClient(r.Context(), q.Get("client_id"))
+	if err != nil {
+		e := asError(err)
+		if e.Status >= 500 {
+			s.log.ErrorContext(r.Context(), "oauth authorize: client look-up failed", "error", e.Error())
+		}
+		return s.page(c, http.StatusBadRequest, "This application cannot connect", "The application's registration was not recognised: "+e.Description+".", "Start connecting again from your assistant; if this keeps happening, tell the assistant's developers.")
+	}
+	redirect := q.Get("redirect_uri")
+	switch {
+	case len(q["redirect_uri"]) > 1:
+		return s.page(c, http.StatusBadRequest, "This application cannot connect", "The request names more than one redirect address.", "")
+	case redirect == "" && len(client.RedirectURIs) == 1:
+		redirect = client.RedirectURIs[0]
+	case redirect == "":
+		return s.page(c, http.StatusBadRequest, "This application cannot connect", "The request does not say where to return to (redirect_uri is missing).", "")
+	case !client.HasRedirect(redirect):
+		return s.page(c, http.StatusBadRequest, "This application cannot connect", "The address the application asked to return to is not one it registered, so Pawtograder will not send you there.", "")
+	}
+	state := q.Get("state")
+	if len(state) > maxStateLen {
+		return s.redirectError(c, redirect, "", codeInvalidRequest, "state is longer than 1024 characters")
+	}
+	for k, v := range q {
+		if len(v) > 1 && k != "resource" {
+			return s.redirectError(c, redirect, state, codeInvalidRequest, "Parameter "+k+" is repeated")
+		}
+	}
+	if q.Get("response_type") != "code" {
+		return s.redirectError(c, redirect, state, codeUnsupportedResponseType, `response_type must be "code"`)
+	}
+	challenge, method := q.Get("code_challenge"), q.Get("code_challenge_method")
+	switch {
+	case challenge == "":
+		return s.redirectError(c, redirect, state, codeInvalidRequest, "code_challenge is required (PKCE with S256)")
+	case method != "S256":
+		return s.redirectError(c, redirect, state, codeInvalidRequest, `code_challenge_method must be "S256"`)
+	case len(challenge) != 43 || !pkceValue.MatchString(challenge):
+		return s.redirectError(c, redirect, state, codeInvalidRequest, "code_challenge must be the 43-character base64url SHA-256 of the code verifier")
+	}
+	for _, res := range q["resource"] {
+		if !s.isResource(res) {
+			return s.redirectError(c, redirect, state, codeInvalidTarget, "resource must be "+s.opts.ResourceURL)
+		}
+	}
+	p := &pending{
+		ID:               randomToken(16),
+		ClientHash:       hashToken(client.ID),
+		ClientName:       client.DisplayName(),
+		RedirectURI:      redirect,
+		State:            state,
+		Challenge:        challenge,
+		Scopes:           grantScopes(q.Get("scope")),
+		Resource:         q.Get("resource"),
+		SupabaseVerifier: randomToken(32),
+		Expires:          s.opts.Now().Add(s.opts.PendingTTL).Unix(),
+	}
+	if err := s.setPending(c, p); err != nil {
+		return s.writeError(c, err)
+	}
+	if len(s.opts.Providers) == 1 {
+		pageSecurity(c.Response().Header(), "")
+		return c.Redirect(http.StatusSeeOther, s.signInURL(s.opts.Providers[0], s256(p.SupabaseVerifier)))
+	}
+	type link struct{ Name, URL string }
+	data := struct {
+		Title, ClientName string
+		Providers         []link
+	}{Title: "Sign in", ClientName: p.ClientName}
+	for _, id := range s.opts.Providers {
+		data.Providers = append(data.Providers, link{providerName(id), s.endpoint("/signin?provider=" + url.QueryEscape(id))})
+	}
+	return s.render(c, http.StatusOK, "signin", data, "")
+}
+
+// signin sends the browser to Supabase Auth with the chosen provider.
+func (s *Server) signin(c echo.Context) error {
+	if c.Request().Method != http.MethodGet {
+		return s.page(c, http.StatusMethodNotAllowed, "Method not allowed", "Open this address in a browser.", "")
+	}
+	p := s.getPending(c)
+	if p == nil {
+		return s.expired(c)
+	}
+	provider := c.QueryParam("provider")
+	if !slices.Contains(s.opts.Providers, provider) {
+		return s.page(c, http.StatusBadRequest, "Unknown sign-in option", "That sign-in option is not offered here.", "Go back and choose one of the listed options.")
+	}
+	pageSecurity(c.Response().Header(), "")
+	return c.Redirect(http.StatusSeeOther, s.signInURL(provider, s256(p.SupabaseVerifier)))
+}
+
+// expired is the page for a missing, tampered or expired pending cookie.
+func (s *Server) expired(c echo.Context) error {
+	return s.page(c, http.StatusBadRequest, "This sign-in has expired", "The connection request was not found in this browser: it expired, was already completed, or was started in another browser.", "Start connecting again from your assistant.")
+}
+
+// isResource reports whether a resource indicator names this MCP server
+// (an optional trailing slash aside).
+func (s *Server) isResource(res string) bool {
+	return strings.TrimRight(res, "/") == strings.TrimRight(s.opts.ResourceURL, "/")
+}
+
+// grantScopes turns the requested scope into what is granted: the known
+// MCP scopes asked for, in a fixed order; unknown scopes are dropped (RFC
+// 6749 §3.3 lets the server ignore them, and the token response then
+// says what was granted); nothing known asked for means mcp:read.
+// offline_access needs no entry: every grant gets a refresh token.
+func grantScopes(scope string) []string {
+	asked := strings.Fields(scope)
+	var out []string
+	for _, s := range []string{"mcp:read", "mcp:write"} {
+		if slices.Contains(asked, s) {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		out = []string{"mcp:read"}
+	}
+	return out
+}
+
+// redirectError sends an authorization error to a verified redirect URI.
+func (s *Server) redirectError(c echo.Context, redirect, state, code, desc string) error {
+	v := url.Values{}
+	v.Set("error", code)
+	v.Set("error_description", desc)
+	return s.redirectTo(c, redirect, state, v)
+}
+
+// redirectTo answers 303 to redirect with params, state and iss added to
+// its query (keeping any query it has, RFC 6749 §3.1.2).
+func (s *Server) redirectTo(c echo.Context, redirect, state string, params url.Values) error {
+	if state != "" {
+		params.Set("state", state)
+	}
+	params.Set("iss", s.opts.Issuer)
+	sep := "?"
+	if strings.Contains(redirect, "?") {
+		sep = "&"
+	}
+	pageSecurity(c.Response().Header(), "")
+	return c.Redirect(http.StatusSeeOther, redirect+sep+params.Encode())
+}

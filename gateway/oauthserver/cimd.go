@@ -1,0 +1,299 @@
+package oauthserver
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document):
+// a client_id that is an https URL names a JSON document the client hosts.
+// Fetching a URL chosen by an unauthenticated caller is a server-side
+// request forgery risk, so the fetch:
+//
+//   - accepts only https URLs with a path, no fragment, user info or dot
+//     segments;
+//   - connects only to public addresses: the dialer checks the address it
+//     is about to connect to, after DNS resolution, so a name that resolves
+//     to 127.0.0.1, 10.x, 169.254.169.254 or fd00:: is refused (unless
+//     AllowPrivateCIMD is set, for tests);
+//   - follows no redirects, uses no proxy, reads at most 5 KiB and gives up
+//     after CIMDTimeout;
+//   - caches documents for their Cache-Control max-age (bounded to
+//     [1 min, 24 h], 5 min when absent; no-store is honoured by not
+//     caching) in a bounded cache, so a busy client costs one fetch.
+
+const (
+	cimdMaxBytes   = 5 << 10
+	cimdMaxEntries = 1024
+	cimdDefaultTTL = 5 * time.Minute
+	cimdMinTTL     = time.Minute
+	cimdMaxTTL     = 24 * time.Hour
+	cimdFailureTTL = 30 * time.Second
+)
+
+type cimdEntry struct {
+	client  *Client
+	err     error
+	expires time.Time
+}
+
+type cimdFetcher struct {
+	hc           *http.Client
+	now          func() time.Time
+	allowPrivate bool
+
+	mu    sync.Mutex
+	cache map[string]cimdEntry
+}
+
+func newCIMDFetcher(timeout time.Duration, allowPrivate bool, roots *tls.Config, now func() time.Time) *cimdFetcher {
+	f := &cimdFetcher{now: now, allowPrivate: allowPrivate, cache: make(map[string]cimdEntry)}
+	dialer := &net.Dialer{Timeout: timeout, Control: f.control}
+	tr := &http.Transport{
+		Proxy:                 nil, // a proxy would connect on our behalf, past the address check
+		DialContext:           dialer.DialContext,
+		TLSHandshakeTimeout:   timeout,
+		ResponseHeaderTimeout: timeout,
+		MaxIdleConns:          16,
+		IdleConnTimeout:       30 * time.Second,
+		ForceAttemptHTTP2:     true,
+	}
+	if roots != nil {
+		tr.TLSClientConfig = roots
+	}
+	f.hc = &http.Client{
+		Transport:     tr,
+		Timeout:       timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	return f
+}
+
+var errPrivateAddress = errors.New("oauthserver: client metadata URL resolves to a non-public address")
+
+// control runs just before each connect, with the resolved address.
+func (f *cimdFetcher) control(network, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return err
+	}
+	if !f.allowPrivate && !isPublicAddr(ap.Addr()) {
+		return errPrivateAddress
+	}
+	return nil
+}
+
+// nonPublic are special-purpose ranges netip has no predicate for.
+var nonPublic = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("100.64.0.0/10"), // carrier-grade NAT
+	netip.MustParsePrefix("192.0.0.0/24"),
+	netip.MustParsePrefix("192.0.2.0/24"),
+	netip.MustParsePrefix("198.18.0.0/15"),
+	netip.MustParsePrefix("198.51.100.0/24"),
+	netip.MustParsePrefix("203.0.113.0/24"),
+	netip.MustParsePrefix("240.0.0.0/4"),
+	netip.MustParsePrefix("64:ff9b::/96"), // NAT64 can reach IPv4 private space
+	netip.MustParsePrefix("2001:db8::/32"),
+}
+
+// isPublicAddr reports whether a is a globally routable unicast address.
+func isPublicAddr(a netip.Addr) bool {
+	a = a.Unmap()
+	if !a.IsValid() || a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
+		a.IsInterfaceLocalMulticast() || a.IsMulticast() || a.IsUnspecified() {
+		return false
+	}
+	for _, p := range nonPublic {
+		if p.Contains(a) {
+			return false
+		}
+	}
+	return true
+}
+
+func cimdInvalid(desc string) *Error {
+	return oauthErr(http.StatusUnauthorized, codeInvalidClient, desc)
+}
+
+// checkCIMDURL applies the draft's rules to the URL itself.
+func checkCIMDURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "https" || u.Host == "" {
+		return cimdInvalid("A client ID metadata document URL must be an https URL")
+	}
+	if u.User != nil || u.Fragment != "" || strings.Contains(raw, "#") {
+		return cimdInvalid("A client ID metadata document URL must not contain user information or a fragment")
+	}
+	if u.Path == "" || u.Path == "/" {
+		return cimdInvalid("A client ID metadata document URL must have a path")
+	}
+	for _, seg := range strings.Split(u.Path, "/") {
+		if seg == "." || seg == ".." {
+			return cimdInvalid("A client ID metadata document URL must not contain dot segments")
+		}
+	}
+	if len(raw) > 2048 {
+		return cimdInvalid("A client ID metadata document URL must be at most 2048 characters")
+	}
+	return nil
+}
+
+// get returns the client a metadata document URL describes.
+func (f *cimdFetcher) get(ctx context.Context, id string) (*Client, error) {
+	if err := checkCIMDURL(id); err != nil {
+		return nil, err
+	}
+	now := f.now()
+	f.mu.Lock()
+	e, ok := f.cache[id]
+	f.mu.Unlock()
+	if ok && now.Before(e.expires) {
+		return e.client, e.err
+	}
+	c, ttl, err := f.fetch(ctx, id)
+	if err != nil {
+		// Remember failures briefly, so a client_id pointing at a slow
+		// or refusing host cannot make every request wait for it.
+		ttl = cimdFailureTTL
+	}
+	if ttl > 0 {
+		f.mu.Lock()
+		if len(f.cache) >= cimdMaxEntries {
+			f.evict(now)
+		}
+		f.cache[id] = cimdEntry{client: c, err: err, expires: now.Add(ttl)}
+		f.mu.Unlock()
+	}
+	return c, err
+}
+
+// evict drops expired entries, then (if still full) arbitrary ones, so
+// the cache stays bounded.
+func (f *cimdFetcher) evict(now time.Time) {
+	for k, e := range f.cache {
+		if !now.Before(e.expires) {
+			delete(f.cache, k)
+		}
+	}
+	for k := range f.cache {
+		if len(f.cache) < cimdMaxEntries {
+			break
+		}
+		delete(f.cache, k)
+	}
+}
+
+// cimdDocument is the part of the document the server reads.
+type cimdDocument struct {
+	ClientID                *string  `json:"client_id"`
+	ClientName              string   `json:"client_name"`
+	RedirectURIs            []string `json:"redirect_uris"`
+	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method"`
+	ApplicationType         string   `json:"application_type"`
+}
+
+func (f *cimdFetcher) fetch(ctx context.Context, id string) (*Client, time.Duration, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, id, nil)
+	if err != nil {
+		return nil, 0, cimdInvalid("The client ID metadata document URL is invalid")
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := f.hc.Do(req)
+	if err != nil {
+		if errors.Is(err, errPrivateAddress) {
+			return nil, 0, cimdInvalid("The client ID metadata document URL must resolve to a public address").withCause(err)
+		}
+		return nil, 0, cimdInvalid("The client ID metadata document could not be fetched").withCause(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, 0, cimdInvalid(fmt.Sprintf("The client ID metadata document could not be fetched (HTTP %d)", resp.StatusCode))
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, cimdMaxBytes+1))
+	if err != nil {
+		return nil, 0, cimdInvalid("The client ID metadata document could not be read").withCause(err)
+	}
+	if len(body) > cimdMaxBytes {
+		return nil, 0, cimdInvalid("The client ID metadata document is larger than 5 KiB")
+	}
+	var doc cimdDocument
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return nil, 0, cimdInvalid("The client ID metadata document is not a JSON object of client metadata")
+	}
+	if doc.ClientID == nil || *doc.ClientID != id {
+		return nil, 0, cimdInvalid("The client ID metadata document's client_id must equal its URL")
+	}
+	if m := doc.TokenEndpointAuthMethod; m != "" && m != "none" {
+		return nil, 0, cimdInvalid("Only public clients (token_endpoint_auth_method \"none\") are supported")
+	}
+	c, msg := newClient(id, doc.ClientName, doc.RedirectURIs, doc.ApplicationType)
+	if msg != "" {
+		return nil, 0, cimdInvalid("The client ID metadata document is invalid: " + msg)
+	}
+	c.Metadata = true
+	return c, cacheTTL(resp.Header.Get("Cache-Control")), nil
+}
+
+// newClient validates client metadata shared by both registration kinds;
+// msg is the problem, empty when valid.
+func newClient(id, name string, redirects []string, appType string) (*Client, string) {
+	if len(redirects) == 0 {
+		return nil, "redirect_uris must list at least one URI"
+	}
+	if len(redirects) > maxRedirectURIs {
+		return nil, "redirect_uris may list at most 4 URIs"
+	}
+	for _, r := range redirects {
+		if msg := checkRedirectURI(r); msg != "" {
+			return nil, msg
+		}
+	}
+	switch appType {
+	case "":
+		appType = "web"
+	case "web", "native":
+	default:
+		return nil, `application_type must be "web" or "native"`
+	}
+	name = strings.TrimSpace(name)
+	if len([]rune(name)) > maxClientNameLen {
+		name = string([]rune(name)[:maxClientNameLen])
+	}
+	return &Client{ID: id, Name: name, RedirectURIs: redirects, ApplicationType: appType}, ""
+}
+
+// cacheTTL reads max-age (and no-store / no-cache) from Cache-Control.
+func cacheTTL(cc string) time.Duration {
+	ttl := cimdDefaultTTL
+	for _, d := range strings.Split(cc, ",") {
+		d = strings.ToLower(strings.TrimSpace(d))
+		switch {
+		case d == "no-store" || d == "no-cache":
+			return 0
+		case strings.HasPrefix(d, "max-age="):
+			n, err := strconv.Atoi(strings.TrimPrefix(d, "max-age="))
+			if err != nil || n < 0 {
+				continue
+			}
+			ttl = time.Duration(n) * time.Second
+		}
+	}
+	if ttl <= 0 {
+		return 0 // max-age=0: the document asks not to be reused
+	}
+	return min(max(ttl, cimdMinTTL), cimdMaxTTL)
+}

@@ -1,0 +1,98 @@
+package oauthserver
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+//go:embed templates/pages.html
+var templateFS embed.FS
+
+var (
+	pages = template.Must(template.ParseFS(templateFS, "templates/pages.html"))
+	// styleHash is the CSP hash of the one inline stylesheet, so the pages
+	// need no external asset and allow no other style or any script.
+	styleHash = func() string {
+		src, _ := templateFS.ReadFile("templates/pages.html")
+		_, rest, _ := strings.Cut(string(src), "<style>")
+		css, _, _ := strings.Cut(rest, "</style>")
+		sum := sha256.Sum256([]byte(css))
+		return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+	}()
+)
+
+// pageSecurity sets the headers of every HTML page: nothing cached, no
+// framing (clickjacking of the Approve button), no scripts, no referrer
+// (the callback URL carries a code), and form posts only to the gateway
+// and, for the 303 that follows a decision, the client's redirect origin.
+func pageSecurity(h http.Header, formTarget string) {
+	csp := "default-src 'none'; style-src " + styleHash + "; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+	if formTarget != "" {
+		csp += " " + formTarget
+	}
+	h.Set("Content-Security-Policy", csp)
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	setNoStore(h)
+}
+
+// origin is scheme://host of a URL, for form-action.
+func origin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+func (s *Server) render(c echo.Context, status int, name string, data any, formTarget string) error {
+	var buf bytes.Buffer
+	if err := pages.ExecuteTemplate(&buf, name, data); err != nil {
+		return err
+	}
+	pageSecurity(c.Response().Header(), formTarget)
+	return c.HTMLBlob(status, buf.Bytes())
+}
+
+type messagePage struct {
+	Title, Text, Hint string
+}
+
+// page is a plain HTML page for errors that must not (or cannot) be sent
+// to a redirect URI: an unverified client or redirect URI, an expired
+// sign-in, a person who is not staff.
+func (s *Server) page(c echo.Context, status int, title, text, hint string) error {
+	return s.render(c, status, "message", messagePage{Title: title, Text: text, Hint: hint}, "")
+}
+
+// providerNames are display names for Supabase Auth's provider ids.
+var providerNames = map[string]string{
+	"github": "GitHub", "azure": "Microsoft", "google": "Google", "gitlab": "GitLab",
+	"bitbucket": "Bitbucket", "apple": "Apple", "discord": "Discord", "keycloak": "Keycloak",
+	"linkedin_oidc": "LinkedIn", "slack_oidc": "Slack", "workos": "WorkOS", "zoom": "Zoom",
+}
+
+func providerName(id string) string {
+	if n, ok := providerNames[id]; ok {
+		return n
+	}
+	if id == "" {
+		return id
+	}
+	return strings.ToUpper(id[:1]) + id[1:]
+}
+
+// scopeDescriptions say what each scope lets the client do, in plain words.
+var scopeDescriptions = map[string]string{
+	"mcp:read":  "Read what you can see in Pawtograder's courses as an instructor or grader: assignments, submissions, test results, help requests and discussions (the MCP server's tools)",
+	"mcp:write": "Use MCP tools that change data on your behalf, if the server offers any (today it offers none)",
+}

@@ -1,0 +1,89 @@
+package oauthserver
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// revoke is token revocation (RFC 7009). Either kind of token revokes the
+// whole grant: the api_tokens row (so mcp-tokens shows it revoked), every
+// access token (their jti is the grant's id) and every refresh token. A
+// token that is unknown, already revoked, or was issued to another client
+// gets the same 200 and revokes nothing (§2.2: the client cannot act on
+// the difference, and an attacker learns nothing from it).
+func (s *Server) revoke(c echo.Context) error {
+	h := c.Response().Header()
+	setCORS(h, "POST, OPTIONS")
+	switch c.Request().Method {
+	case http.MethodOptions:
+		return c.NoContent(http.StatusNoContent)
+	case http.MethodPost:
+	default:
+		return s.methodNotAllowed(c, "POST, OPTIONS")
+	}
+	if !s.tokenLimit.allow(clientIP(c.Request(), s.opts.TrustedProxies)) {
+		return s.writeError(c, errTooMany)
+	}
+	form, err := readForm(c)
+	if err != nil {
+		return s.writeError(c, err)
+	}
+	token := form.Get("token")
+	if token == "" {
+		return s.writeError(c, oauthErr(http.StatusBadRequest, codeInvalidRequest, "token is required"))
+	}
+	ctx := c.Request().Context()
+	client, err := s.resolveClient(ctx, form.Get("client_id"))
+	if err != nil {
+		return s.writeError(c, err)
+	}
+	tokenID, err := s.grantOf(ctx, token, client)
+	if err != nil {
+		return s.writeError(c, err)
+	}
+	if tokenID != "" {
+		if err := s.opts.Store.RevokeGrant(ctx, tokenID, s.opts.Now()); err != nil {
+			return s.writeError(c, errServer.withCause(err))
+		}
+		s.log.InfoContext(ctx, "oauth: grant revoked by its client", "token_id", tokenID)
+	}
+	setNoStore(h)
+	return c.NoContent(http.StatusOK)
+}
+
+// grantOf finds the grant a token belongs to, if it was issued to client.
+func (s *Server) grantOf(ctx context.Context, token string, client *Client) (string, error) {
+	if strings.HasPrefix(token, refreshPrefix) {
+		r, err := s.opts.Store.FindRefresh(ctx, hashToken(token))
+		switch {
+		case errors.Is(err, ErrNotFound):
+			return "", nil
+		case err != nil:
+			return "", errServer.withCause(err)
+		case r.ClientHash != hashToken(client.ID):
+			return "", nil
+		}
+		return r.TokenID, nil
+	}
+	if s.opts.Verify == nil {
+		return "", nil
+	}
+	tokenID, err := s.opts.Verify(token, s.opts.Now())
+	if err != nil {
+		return "", nil
+	}
+	owner, err := s.opts.Store.GrantClient(ctx, tokenID)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return "", nil // a pasted mcp_ token: mcp-tokens revokes those
+	case err != nil:
+		return "", errServer.withCause(err)
+	case owner != client.ID:
+		return "", nil
+	}
+	return tokenID, nil
+}
