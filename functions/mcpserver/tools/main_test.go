@@ -175,14 +175,56 @@ INSERT INTO public.discussion_threads (id, class_id, topic_id, author, subject, 
   (900005, 3, 900001, '20000003-0000-4000-8000-000000000001', 'Path C:\temp\new', 'Glob *.java files — 日本語 ünïcode 🐾', '2026-02-01T10:04:00Z', '2026-02-01T10:04:00Z', false, 0, NULL, 900005, false, false, false);
 `
 
-// searchFixtureRemoveSQL deletes class 3 (searchFixtureSQL).
+// searchFixtureRemoveSQL deletes class 3 (searchFixtureSQL) together with
+// every row that references it, directly or through other rows: on
+// Pawtograder's real schema, triggers add rows for a new class, enrolment
+// and thread (topics, queue, gradebook, read status, tags, metrics) that the
+// fixture does not know by name. It collects the rows first by following
+// foreign keys from class 3 and its profiles (profiles.class_id has no
+// foreign key), then deletes them all with triggers off, so their order does
+// not matter and no trigger adds rows back.
 const searchFixtureRemoveSQL = `
-DELETE FROM public.discussion_threads WHERE class_id = 3;
-DELETE FROM public.discussion_topics WHERE class_id = 3;
-DELETE FROM public.help_queues WHERE class_id = 3;
-DELETE FROM public.user_roles WHERE class_id = 3;
-DELETE FROM public.profiles WHERE class_id = 3;
-DELETE FROM public.classes WHERE id = 3;
+CREATE TEMP TABLE purge_set (rel regclass, row_ctid tid, PRIMARY KEY (rel, row_ctid)) ON COMMIT DROP;
+DO $purge$
+DECLARE
+  fk record;
+  added bigint;
+  total bigint;
+BEGIN
+  INSERT INTO purge_set SELECT 'public.classes'::regclass, ctid FROM public.classes WHERE id = 3;
+  INSERT INTO purge_set SELECT 'public.profiles'::regclass, ctid FROM public.profiles WHERE class_id = 3;
+  LOOP
+    total := 0;
+    FOR fk IN
+      SELECT c.conrelid::regclass AS child, c.confrelid::regclass AS parent,
+             (SELECT string_agg(format('ch.%I = pa.%I', ca.attname, pa.attname), ' AND ')
+                FROM unnest(c.conkey, c.confkey) AS k(ck, pk)
+                JOIN pg_attribute ca ON ca.attrelid = c.conrelid AND ca.attnum = k.ck
+                JOIN pg_attribute pa ON pa.attrelid = c.confrelid AND pa.attnum = k.pk) AS cond
+        FROM pg_constraint c
+       WHERE c.contype = 'f' AND c.confrelid IN (SELECT DISTINCT rel FROM purge_set)
+    LOOP
+      EXECUTE format('INSERT INTO purge_set SELECT %L::regclass, ch.ctid FROM %s ch JOIN %s pa ON %s
+                       WHERE pa.ctid IN (SELECT row_ctid FROM purge_set WHERE rel = %L::regclass)
+                      ON CONFLICT DO NOTHING', fk.child, fk.child, fk.parent, fk.cond, fk.parent);
+      GET DIAGNOSTICS added = ROW_COUNT;
+      total := total + added;
+    END LOOP;
+    EXIT WHEN total = 0;
+  END LOOP;
+END
+$purge$;
+SET LOCAL session_replication_role = replica;
+DO $delete$
+DECLARE
+  r regclass;
+BEGIN
+  FOR r IN SELECT DISTINCT rel FROM purge_set LOOP
+    EXECUTE format('DELETE FROM %s WHERE ctid IN (SELECT row_ctid FROM purge_set WHERE rel = %L::regclass)', r, r);
+  END LOOP;
+END
+$delete$;
+SET LOCAL session_replication_role = origin;
 `
 
 // execSQL runs sql as the superuser, in one transaction.
