@@ -7,7 +7,12 @@
 //   - migrations/*.sql — the gateway's migrations, applied in filename order.
 //   - fixtures/00_*.sql — Supabase bootstrap (roles, auth schema).
 //   - fixtures/*_seed.sql — deterministic seed data (see fixtures/SEED.md).
-//   - fixtures/*.sql (all others) — the Pawtograder fixture schema.
+//   - fixtures/*.sql (all others) — the Pawtograder fixture schema: tables
+//     (10_schema.sql), Pawtograder's triggers that shape tool output
+//     (15_triggers.sql), grants and policies (20_rls.sql).
+//
+// fixtures/real_catalogue.json (not embedded) describes the real schema's
+// tables for the test that keeps the fixture schema true to it.
 //
 // Package dbsetup applies these files to a database.
 package supabase

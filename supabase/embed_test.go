@@ -24,7 +24,7 @@ func TestClassification(t *testing.T) {
 		want []string
 	}{
 		{"Bootstrap", Bootstrap(), []string{"fixtures/00_supabase_roles.sql"}},
-		{"Fixtures", Fixtures(), []string{"fixtures/10_schema.sql", "fixtures/20_rls.sql"}},
+		{"Fixtures", Fixtures(), []string{"fixtures/10_schema.sql", "fixtures/15_triggers.sql", "fixtures/20_rls.sql"}},
 		{"Seed", Seed(), []string{"fixtures/90_seed.sql"}},
 		{"Migrations", Migrations(), []string{"migrations/20261129230000_mcp_gateway_tokens.sql", "migrations/20261201020000_mcp_oauth.sql"}},
 	}

@@ -46,6 +46,13 @@ type Options struct {
 	Logger *slog.Logger
 	// NoSeed skips the seed (schema and migrations are still applied).
 	NoSeed bool
+	// DatabaseURL, when set, serves an existing database instead of
+	// starting a cluster: nothing is created, migrated or seeded, and Close
+	// leaves the database alone. The URL's user must be able to SET ROLE to
+	// anon, authenticated and service_role (a superuser, or Supabase's
+	// postgres role); the database must have what dbsetup.CheckServable
+	// lists. NoSeed is then irrelevant.
+	DatabaseURL string
 }
 
 // Stack is a running local Supabase.
@@ -91,34 +98,28 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 			_ = s.Close()
 		}
 	}()
-	if s.cluster, err = pgcluster.Start(ctx, pgcluster.Options{Logger: log}); err != nil {
-		return nil, fmt.Errorf("devstack: %w", err)
-	}
-	const db = "pawtograder"
-	if err = s.cluster.CreateDatabase(ctx, db); err != nil {
-		return nil, fmt.Errorf("devstack: %w", err)
-	}
-	s.DatabaseURL = s.cluster.SuperuserURL(db)
-	if opts.NoSeed {
-		for _, f := range []func(context.Context, string) error{dbsetup.ApplyBootstrap, dbsetup.ApplyFixtures, dbsetup.ApplyMigrations} {
-			if err = f(ctx, s.DatabaseURL); err != nil {
-				return nil, fmt.Errorf("devstack: %w", err)
-			}
+	restURL := opts.DatabaseURL
+	if opts.DatabaseURL != "" {
+		// An existing database: only check it. The REST API switches to
+		// the token's role per transaction on the given user's connections,
+		// so RLS applies as it does under PostgREST's authenticator.
+		if err = dbsetup.CheckServable(ctx, opts.DatabaseURL); err != nil {
+			return nil, fmt.Errorf("devstack: %w", err)
 		}
-	} else if err = dbsetup.ApplyAll(ctx, s.DatabaseURL); err != nil {
-		return nil, fmt.Errorf("devstack: %w", err)
+		s.DatabaseURL = opts.DatabaseURL
+	} else if restURL, err = s.createDatabase(ctx, log, opts.NoSeed); err != nil {
+		return nil, err
 	}
 	if s.superPool, err = pgxpool.New(ctx, s.DatabaseURL); err != nil {
 		return nil, fmt.Errorf("devstack: connect: %w", err)
 	}
-	if _, err = s.superPool.Exec(ctx, authapi.SchemaSQL); err != nil {
-		return nil, fmt.Errorf("devstack: apply auth schema: %w", err)
+	if s.cluster != nil {
+		if _, err = s.superPool.Exec(ctx, authapi.SchemaSQL); err != nil {
+			return nil, fmt.Errorf("devstack: apply auth schema: %w", err)
+		}
 	}
-	// PostgREST connects as authenticator and switches role per request, as
-	// on Supabase; the cluster trusts loopback connections.
-	restURL := strings.Replace(s.DatabaseURL, "postgres://postgres@", "postgres://authenticator:authenticator@", 1)
 	if s.restPool, err = pgxpool.New(ctx, restURL); err != nil {
-		return nil, fmt.Errorf("devstack: connect as authenticator: %w", err)
+		return nil, fmt.Errorf("devstack: connect for the REST API: %w", err)
 	}
 
 	// Keys: the legacy secret with the anon and service-role keys, the Auth
@@ -188,6 +189,33 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 	}()
 	log.Info("devstack started", "url", s.URL, "database_url", s.DatabaseURL)
 	return s, nil
+}
+
+// createDatabase starts the throwaway cluster, creates and fills the
+// database (everything dbsetup applies) and returns the URL the REST API
+// connects with.
+func (s *Stack) createDatabase(ctx context.Context, log *slog.Logger, noSeed bool) (string, error) {
+	var err error
+	if s.cluster, err = pgcluster.Start(ctx, pgcluster.Options{Logger: log}); err != nil {
+		return "", fmt.Errorf("devstack: %w", err)
+	}
+	const db = "pawtograder"
+	if err = s.cluster.CreateDatabase(ctx, db); err != nil {
+		return "", fmt.Errorf("devstack: %w", err)
+	}
+	s.DatabaseURL = s.cluster.SuperuserURL(db)
+	if noSeed {
+		for _, f := range []func(context.Context, string) error{dbsetup.ApplyBootstrap, dbsetup.ApplyFixtures, dbsetup.ApplyMigrations} {
+			if err = f(ctx, s.DatabaseURL); err != nil {
+				return "", fmt.Errorf("devstack: %w", err)
+			}
+		}
+	} else if err = dbsetup.ApplyAll(ctx, s.DatabaseURL); err != nil {
+		return "", fmt.Errorf("devstack: %w", err)
+	}
+	// PostgREST connects as authenticator and switches role per request, as
+	// on Supabase; the cluster trusts loopback connections.
+	return strings.Replace(s.DatabaseURL, "postgres://postgres@", "postgres://authenticator:authenticator@", 1), nil
 }
 
 // Handler is the stack's HTTP handler (what Start serves).

@@ -73,19 +73,27 @@ func TestGetDiscussionThread(t *testing.T) {
 	runGoldenCases(t, "get_discussion_thread", []goldenCase{
 		// Assignment 1, Sam's latest submission, replies by a public
 		// profile (null name), staff (accepted answer) and Sam (non-ASCII).
+		// The root post is listed first among its own replies: its root is
+		// its own id (docs/contract/tools.md §2.2, step 3).
 		{"question_with_answer", userAlice, `{"thread_id":1,"class_id":1}`},
 		{"include_replies_false", userAlice, `{"thread_id":1,"class_id":1,"include_replies":false}`},
 		{"include_replies_null_means_true", userAlice, `{"thread_id":1,"class_id":1,"include_replies":null}`},
 		// A reply as thread_id: its author is a public profile (no name, no
 		// latest submission) and root=2 has no rows.
 		{"reply_by_public_profile", userAlice, `{"thread_id":2,"class_id":1}`},
-		// 60 replies, 50 returned.
+		// The root post and 60 replies share the 50-row page: the root post
+		// and replies 1-49.
 		{"reply_limit", userAlice, `{"thread_id":8,"class_id":1}`},
 		// Topic without assignment, no replies.
 		{"no_assignment", userAlice, `{"thread_id":5,"class_id":1}`},
 		{"instructors_only_as_staff", userAlice, `{"thread_id":6,"class_id":1}`},
 		{"instructors_only_as_student", userSam, `{"thread_id":6,"class_id":1}`},
 		{"pseudonymous_author", userAlice, `{"thread_id":11,"class_id":1}`},
+		// An anonymous post (author = Sam's public profile) on assignment 1's
+		// topic: the assignment is there, but author fields are null and the
+		// latest-submission lookup by a public profile finds nothing
+		// (docs/contract/tools.md §2.2 step 3, §4 quirk 11).
+		{"anonymous_post_on_assignment", userAlice, `{"thread_id":14,"class_id":1}`},
 		{"draft", userAlice, `{"thread_id":12,"class_id":1}`},
 		{"class_b_as_instructor_b", userBea, `{"thread_id":9,"class_id":2}`},
 		{"wrong_class", userAlice, `{"thread_id":1,"class_id":2}`},

@@ -152,7 +152,11 @@ func requireSearchFixture(t testing.TB) *gatewaytest.Env {
 // searchFixtureSQL is class 3, "search fixtures": Alice teaches it, and its
 // threads exercise literal matching of , ) " * % _ \ and . in
 // search_discussion_threads. Ids start at 900001, clear of the seed and of
-// the identity sequences (which restart at 1000000).
+// the identity sequences (which restart at 1000000). Top-level threads carry
+// root = id, as Pawtograder's insert trigger would set it; writing it here
+// keeps that trigger from updating the row (and set_updated_at from
+// stamping updated_at). The class's default topics and office-hours queue
+// come from the classes trigger and are removed with the class.
 const searchFixtureSQL = `
 INSERT INTO public.classes (id, created_at, name, slug, term, github_org, course_title, time_zone, start_date, end_date) VALUES
   (3, '2026-01-01T00:00:00Z', 'CS 9999: Search Fixtures', 'cs9999-search', 202630, 'pawtograder-cs9999', 'Search Fixtures', 'America/New_York', '2026-01-05', '2026-04-30');
@@ -164,20 +168,63 @@ INSERT INTO public.user_roles (id, user_id, class_id, role, private_profile_id, 
 INSERT INTO public.discussion_topics (id, class_id, assignment_id, topic, color, description, ordinal, created_at, updated_at) VALUES
   (900001, 3, NULL, 'Search', 'gray', 'Search fixtures.', 1, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');
 INSERT INTO public.discussion_threads (id, class_id, topic_id, author, subject, body, created_at, updated_at, is_question, children_count, parent, root, instructors_only, draft, pinned) VALUES
-  (900001, 3, 900001, '20000003-0000-4000-8000-000000000001', 'Commas, parens) and "quotes"', 'a,b)c(d', '2026-02-01T10:00:00Z', '2026-02-01T10:00:00Z', true,  0, NULL, NULL, false, false, false),
-  (900002, 3, 900001, '20000003-0000-4000-8000-000000000001', 'Star * power', '2*3 = 6', '2026-02-01T10:01:00Z', '2026-02-01T10:01:00Z', false, 0, NULL, NULL, false, false, false),
-  (900003, 3, 900001, '20000003-0000-4000-8000-000000000001', 'Percent 100% and under_score', 'snake_case_name', '2026-02-01T10:02:00Z', '2026-02-01T10:02:00Z', false, 0, NULL, NULL, false, false, false),
-  (900004, 3, 900001, '20000003-0000-4000-8000-000000000001', 'Decoys', 'Star power, 100 percent, underXscore, 2x3, snakeXcase, *Xjava, aXb)c, C:Xtemp', '2026-02-01T10:03:00Z', '2026-02-01T10:03:00Z', false, 0, NULL, NULL, false, false, false),
-  (900005, 3, 900001, '20000003-0000-4000-8000-000000000001', 'Path C:\temp\new', 'Glob *.java files — 日本語 ünïcode 🐾', '2026-02-01T10:04:00Z', '2026-02-01T10:04:00Z', false, 0, NULL, NULL, false, false, false);
+  (900001, 3, 900001, '20000003-0000-4000-8000-000000000001', 'Commas, parens) and "quotes"', 'a,b)c(d', '2026-02-01T10:00:00Z', '2026-02-01T10:00:00Z', true, 0, NULL, 900001, false, false, false),
+  (900002, 3, 900001, '20000003-0000-4000-8000-000000000001', 'Star * power', '2*3 = 6', '2026-02-01T10:01:00Z', '2026-02-01T10:01:00Z', false, 0, NULL, 900002, false, false, false),
+  (900003, 3, 900001, '20000003-0000-4000-8000-000000000001', 'Percent 100% and under_score', 'snake_case_name', '2026-02-01T10:02:00Z', '2026-02-01T10:02:00Z', false, 0, NULL, 900003, false, false, false),
+  (900004, 3, 900001, '20000003-0000-4000-8000-000000000001', 'Decoys', 'Star power, 100 percent, underXscore, 2x3, snakeXcase, *Xjava, aXb)c, C:Xtemp', '2026-02-01T10:03:00Z', '2026-02-01T10:03:00Z', false, 0, NULL, 900004, false, false, false),
+  (900005, 3, 900001, '20000003-0000-4000-8000-000000000001', 'Path C:\temp\new', 'Glob *.java files — 日本語 ünïcode 🐾', '2026-02-01T10:04:00Z', '2026-02-01T10:04:00Z', false, 0, NULL, 900005, false, false, false);
 `
 
-// searchFixtureRemoveSQL deletes class 3 (searchFixtureSQL).
+// searchFixtureRemoveSQL deletes class 3 (searchFixtureSQL) together with
+// every row that references it, directly or through other rows: on
+// Pawtograder's real schema, triggers add rows for a new class, enrolment
+// and thread (topics, queue, gradebook, read status, tags, metrics) that the
+// fixture does not know by name. It collects the rows first by following
+// foreign keys from class 3 and its profiles (profiles.class_id has no
+// foreign key), then deletes them all with triggers off, so their order does
+// not matter and no trigger adds rows back.
 const searchFixtureRemoveSQL = `
-DELETE FROM public.discussion_threads WHERE class_id = 3;
-DELETE FROM public.discussion_topics WHERE class_id = 3;
-DELETE FROM public.user_roles WHERE class_id = 3;
-DELETE FROM public.profiles WHERE class_id = 3;
-DELETE FROM public.classes WHERE id = 3;
+CREATE TEMP TABLE purge_set (rel regclass, row_ctid tid, PRIMARY KEY (rel, row_ctid)) ON COMMIT DROP;
+DO $purge$
+DECLARE
+  fk record;
+  added bigint;
+  total bigint;
+BEGIN
+  INSERT INTO purge_set SELECT 'public.classes'::regclass, ctid FROM public.classes WHERE id = 3;
+  INSERT INTO purge_set SELECT 'public.profiles'::regclass, ctid FROM public.profiles WHERE class_id = 3;
+  LOOP
+    total := 0;
+    FOR fk IN
+      SELECT c.conrelid::regclass AS child, c.confrelid::regclass AS parent,
+             (SELECT string_agg(format('ch.%I = pa.%I', ca.attname, pa.attname), ' AND ')
+                FROM unnest(c.conkey, c.confkey) AS k(ck, pk)
+                JOIN pg_attribute ca ON ca.attrelid = c.conrelid AND ca.attnum = k.ck
+                JOIN pg_attribute pa ON pa.attrelid = c.confrelid AND pa.attnum = k.pk) AS cond
+        FROM pg_constraint c
+       WHERE c.contype = 'f' AND c.confrelid IN (SELECT DISTINCT rel FROM purge_set)
+    LOOP
+      EXECUTE format('INSERT INTO purge_set SELECT %L::regclass, ch.ctid FROM %s ch JOIN %s pa ON %s
+                       WHERE pa.ctid IN (SELECT row_ctid FROM purge_set WHERE rel = %L::regclass)
+                      ON CONFLICT DO NOTHING', fk.child, fk.child, fk.parent, fk.cond, fk.parent);
+      GET DIAGNOSTICS added = ROW_COUNT;
+      total := total + added;
+    END LOOP;
+    EXIT WHEN total = 0;
+  END LOOP;
+END
+$purge$;
+SET LOCAL session_replication_role = replica;
+DO $delete$
+DECLARE
+  r regclass;
+BEGIN
+  FOR r IN SELECT DISTINCT rel FROM purge_set LOOP
+    EXECUTE format('DELETE FROM %s WHERE ctid IN (SELECT row_ctid FROM purge_set WHERE rel = %L::regclass)', r, r);
+  END LOOP;
+END
+$delete$;
+SET LOCAL session_replication_role = origin;
 `
 
 // execSQL runs sql as the superuser, in one transaction.

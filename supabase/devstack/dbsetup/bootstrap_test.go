@@ -183,8 +183,8 @@ SELECT t || '=' || n FROM (VALUES
 		"auth.users=9", "users=9", "classes=2", "profiles=18", "user_roles=9", "user_privileges=8",
 		"assignments=5", "autograder=5", "submissions=9", "submission_files=17", "grader_results=8",
 		"grader_result_tests=18", "grader_result_output=10", "help_queues=3", "help_requests=6",
-		"help_request_students=7", "help_request_messages=11", "discussion_topics=9",
-		"discussion_threads=73", "api_tokens=4", "revoked_token_ids=1", "next submission id=1000000",
+		"help_request_students=7", "help_request_messages=11", "discussion_topics=11",
+		"discussion_threads=74", "api_tokens=4", "revoked_token_ids=1", "next submission id=1000000",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("seed row counts (-want +got):\n%s", diff)
@@ -229,8 +229,8 @@ func TestCreateSeededDatabase(t *testing.T) {
 	if err := connB.QueryRow(ctx, `SELECT count(*) FROM public.discussion_threads`).Scan(&inB); err != nil {
 		t.Fatal(err)
 	}
-	if inA != 13 || inB != 73 {
-		t.Errorf("threads: clone a = %d (want 13 after delete), clone b = %d (want 73)", inA, inB)
+	if inA != 13 || inB != 74 {
+		t.Errorf("threads: clone a = %d (want 13 after delete), clone b = %d (want 74)", inA, inB)
 	}
 	if _, err := CreateSeededDatabase(ctx, cluster, "clone_a"); err == nil {
 		t.Error("creating an existing database succeeded, want error")

@@ -5,6 +5,12 @@
 // prints the MCP endpoint and a ready-to-paste client configuration, writes
 // KEY=VALUE settings to .dev/env, and on SIGINT or SIGTERM stops everything
 // and removes its temporary data.
+//
+// With -database-url (or DEV_DATABASE_URL) it serves an existing database
+// instead of a new one: no cluster, no fixtures, no seed; the REST and Auth
+// stand-ins and the gateway run over it. The demo token then belongs to the
+// first active instructor (or -demo-user) and its api_tokens row is deleted
+// again on exit.
 package main
 
 import (
@@ -35,17 +41,13 @@ import (
 	"github.com/pawtograder/mcp-gateway/supabase/devstack"
 )
 
-// demoUser is Alice, instructor of class 1 in the seed (fixtures/SEED.md).
-const (
-	demoUser    = "10000000-0000-4000-8000-000000000001"
-	demoClassID = "1"
-)
-
 type flags struct {
 	gatewayBin  string
 	stackPort   int
 	gatewayPort int
 	envFile     string
+	databaseURL string
+	demoUser    string
 }
 
 func main() {
@@ -54,6 +56,8 @@ func main() {
 	flag.IntVar(&f.stackPort, "stack-port", envInt("DEV_STACK_PORT", 54321), "port of the local Supabase stack (a free one if taken)")
 	flag.IntVar(&f.gatewayPort, "gateway-port", envInt("DEV_GATEWAY_PORT", 9000), "port of the gateway (a free one if taken)")
 	flag.StringVar(&f.envFile, "env-file", filepath.Join(".dev", "env"), "where to write KEY=VALUE settings")
+	flag.StringVar(&f.databaseURL, "database-url", os.Getenv("DEV_DATABASE_URL"), "serve this existing database (no cluster, no fixtures, no seed)")
+	flag.StringVar(&f.demoUser, "demo-user", "", "user id of the demo token (default: the first active instructor)")
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -109,14 +113,22 @@ func run(ctx context.Context, logger *slog.Logger, out io.Writer, f flags) (err 
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(out, "Starting PostgreSQL and the local Supabase stack…")
+	if f.databaseURL == "" {
+		fmt.Fprintln(out, "Starting PostgreSQL and the local Supabase stack…")
+	} else {
+		fmt.Fprintln(out, "Starting the local Supabase stack over the existing database…")
+	}
 	startCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	stack, err := devstack.Start(startCtx, devstack.Options{Port: stackPort, Logger: logger})
+	stack, err := devstack.Start(startCtx, devstack.Options{Port: stackPort, Logger: logger, DatabaseURL: f.databaseURL})
 	cancel()
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, stack.Close()) }()
+	demo, err := findDemoUser(ctx, stack.DatabaseURL, f.demoUser)
+	if err != nil {
+		return err
+	}
 
 	mcpSecret := randomSecret()
 	oauthSecret := randomSecret()
@@ -160,9 +172,13 @@ func run(ctx context.Context, logger *slog.Logger, out io.Writer, f flags) (err 
 		return err
 	}
 
-	token, err := mintDemoToken(ctx, stack.DatabaseURL, mcpSecret)
+	token, tokenID, err := mintDemoToken(ctx, stack.DatabaseURL, demo.userID, mcpSecret)
 	if err != nil {
 		return err
+	}
+	if f.databaseURL != "" {
+		// Not a throwaway database: take the demo token's row away again.
+		defer func() { err = errors.Join(err, deleteDemoToken(stack.DatabaseURL, tokenID)) }()
 	}
 	settings := [][2]string{
 		{"GATEWAY_URL", gatewayURL},
@@ -174,7 +190,7 @@ func run(ctx context.Context, logger *slog.Logger, out io.Writer, f flags) (err 
 		{"GATEWAY_OAUTH_SECRET", oauthSecret},
 		{"JWT_SECRET", stack.GatewaySigningJWK},
 		{"DEMO_TOKEN", token},
-		{"DEMO_CLASS_ID", demoClassID},
+		{"DEMO_CLASS_ID", demo.classID},
 	}
 	if err := writeEnv(f.envFile, settings); err != nil {
 		return err
@@ -190,12 +206,12 @@ Gateway:      %s  (health: %s/healthz)
 MCP endpoint: %s
 mcp-tokens:   %s/functions/v1/mcp-tokens
 Supabase:     %s  (REST %s, Auth %s)
-Demo token for alice.instructor@example.edu (class %s): %s
+Demo token for %s (class %s): %s
 Settings:     %s
 
 Try it:
   curl -s %s -H "Authorization: Bearer $DEMO_TOKEN" -H 'Content-Type: application/json' \
-    -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_assignment","arguments":{"assignment_id":1,"class_id":1}}}'
+    -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_assignment","arguments":{"assignment_id":%s,"class_id":%s}}}'
   (after: set -a; . %s; set +a)
 
 Connect an OAuth client (MCP Inspector, Claude Code, mcp-remote, any
@@ -209,8 +225,8 @@ list as "<client> — connected with OAuth".
 
 %s
 Press Ctrl-C to stop everything.
-`, gatewayURL, gatewayURL, endpoint, gatewayURL, stack.URL, stack.RestURL, stack.AuthURL, demoClassID, token, f.envFile,
-		endpoint, f.envFile, endpoint, endpoint, cfg)
+`, gatewayURL, gatewayURL, endpoint, gatewayURL, stack.URL, stack.RestURL, stack.AuthURL, demo.email, demo.classID, token, f.envFile,
+		endpoint, demo.assignmentID, demo.classID, f.envFile, endpoint, endpoint, cfg)
 
 	select {
 	case <-ctx.Done():
@@ -244,26 +260,77 @@ func waitHealthy(ctx context.Context, url string, exited chan error) error {
 	return errors.New("the gateway did not become healthy within 60 s")
 }
 
-// mintDemoToken issues an mcp_ token for the demo instructor and records it
-// in api_tokens, as mcp-tokens would, so it also shows in the token list.
-func mintDemoToken(ctx context.Context, databaseURL, secret string) (string, error) {
+// demoUser is whom the demo token acts for: an instructor, one of their
+// classes and an assignment there for the example call.
+type demoUser struct {
+	userID, email, classID, assignmentID string
+}
+
+// findDemoUser picks the demo instructor: userID when given, else the first
+// active instructor enrolment (in the seed: Alice, class 1, fixtures/SEED.md).
+func findDemoUser(ctx context.Context, databaseURL, userID string) (demoUser, error) {
+	conn, err := pgx.Connect(ctx, databaseURL)
+	if err != nil {
+		return demoUser{}, err
+	}
+	defer conn.Close(ctx)
+	var d demoUser
+	err = conn.QueryRow(ctx, `
+SELECT ur.user_id::text, coalesce(u.email, ''), ur.class_id::text,
+       coalesce((SELECT min(a.id)::text FROM public.assignments a WHERE a.class_id = ur.class_id), '1')
+  FROM public.user_roles ur LEFT JOIN auth.users u ON u.id = ur.user_id
+ WHERE ur.role = 'instructor' AND NOT ur.disabled AND ($1 = '' OR ur.user_id::text = $1)
+ ORDER BY ur.id
+ LIMIT 1`, userID).Scan(&d.userID, &d.email, &d.classID, &d.assignmentID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		if userID != "" {
+			return demoUser{}, fmt.Errorf("-demo-user %s is not an active instructor in user_roles", userID)
+		}
+		return demoUser{}, errors.New("no active instructor in user_roles for the demo token (pass -demo-user)")
+	}
+	if err != nil {
+		return demoUser{}, fmt.Errorf("finding the demo instructor: %w", err)
+	}
+	return d, nil
+}
+
+// mintDemoToken issues an mcp_ token for userID and records it in
+// api_tokens, as mcp-tokens would, so it also shows in the token list. It
+// returns the token and its id (jti).
+func mintDemoToken(ctx context.Context, databaseURL, userID, secret string) (string, string, error) {
 	id := uuid.NewString()
 	now := time.Now()
-	token, err := mcpauth.MintAPIToken(secret, demoUser, []string{"mcp:read", "mcp:write"}, id, 90, now)
+	token, err := mcpauth.MintAPIToken(secret, userID, []string{"mcp:read", "mcp:write"}, id, 90, now)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	conn, err := pgx.Connect(ctx, databaseURL)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	defer conn.Close(ctx)
 	_, err = conn.Exec(ctx, `insert into public.api_tokens (user_id, name, token_id, scopes, expires_at)
-		values ($1, 'scripts/dev demo', $2, $3, $4)`, demoUser, id, []string{"mcp:read", "mcp:write"}, now.Add(90*24*time.Hour))
+		values ($1, 'scripts/dev demo', $2, $3, $4)`, userID, id, []string{"mcp:read", "mcp:write"}, now.Add(90*24*time.Hour))
 	if err != nil {
-		return "", fmt.Errorf("recording the demo token: %w", err)
+		return "", "", fmt.Errorf("recording the demo token: %w", err)
 	}
-	return token, nil
+	return token, id, nil
+}
+
+// deleteDemoToken removes the demo token's api_tokens row (the token stops
+// working with it).
+func deleteDemoToken(databaseURL, tokenID string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, databaseURL)
+	if err != nil {
+		return fmt.Errorf("removing the demo token: %w", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `delete from public.api_tokens where token_id = $1`, tokenID); err != nil {
+		return fmt.Errorf("removing the demo token: %w", err)
+	}
+	return nil
 }
 
 func writeEnv(path string, kv [][2]string) error {
