@@ -28,6 +28,9 @@ var servableChecks = []struct{ what, query string }{
 		`SELECT to_regclass('public.revoked_token_ids') IS NOT NULL AND EXISTS (
 		   SELECT 1 FROM information_schema.columns
 		    WHERE table_schema = 'public' AND table_name = 'api_tokens' AND column_name = 'last_used_at')`},
+	{"the gateway's OAuth migration (public.mcp_oauth_grants, public.mcp_oauth_codes, public.mcp_oauth_refresh_tokens)",
+		`SELECT to_regclass('public.mcp_oauth_grants') IS NOT NULL AND to_regclass('public.mcp_oauth_codes') IS NOT NULL
+		    AND to_regclass('public.mcp_oauth_refresh_tokens') IS NOT NULL`},
 }
 
 // CheckServable reports, in one error naming every missing piece, whether
@@ -35,7 +38,7 @@ var servableChecks = []struct{ what, query string }{
 // without creating anything: the API roles anon, authenticated and
 // service_role (and the connecting user's membership in them, for SET
 // ROLE), auth.users, auth.sessions and auth.uid(), and the gateway's
-// migration. Pawtograder's own tables are not checked: a tool over a
+// migrations. Pawtograder's own tables are not checked: a tool over a
 // missing table fails as it would in production.
 func CheckServable(ctx context.Context, databaseURL string) error {
 	conn, err := pgx.Connect(ctx, databaseURL)

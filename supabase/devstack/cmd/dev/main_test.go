@@ -22,7 +22,7 @@ import (
 )
 
 // TestServeExistingDatabase prepares a database the way a maintainer would
-// (schema, auth.sessions, the gateway's migration and data loaded
+// (schema, auth.sessions, the gateway's migrations and data loaded
 // separately), points the dev command at it with -database-url, and calls a
 // tool through the gateway it starts with the printed demo token. On exit
 // the database must still hold its data, minus the demo token's row.
@@ -132,7 +132,8 @@ func TestServeExistingDatabaseNamesWhatIsMissing(t *testing.T) {
 		gatewayBin: "/nonexistent", envFile: filepath.Join(t.TempDir(), "env"), databaseURL: cluster.SuperuserURL("bare"),
 	})
 	want := "devstack: dbsetup: the database lacks role anon; role authenticated; role service_role; table auth.users; table auth.sessions (id, user_id); function auth.uid(); " +
-		"the gateway's migration (public.api_tokens.last_used_at, public.revoked_token_ids)"
+		"the gateway's migration (public.api_tokens.last_used_at, public.revoked_token_ids); " +
+		"the gateway's OAuth migration (public.mcp_oauth_grants, public.mcp_oauth_codes, public.mcp_oauth_refresh_tokens)"
 	if err == nil || err.Error() != want {
 		t.Errorf("run on a bare database: %v\nwant: %s", err, want)
 	}
