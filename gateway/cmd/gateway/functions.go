@@ -263,6 +263,7 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 		return nil, err
 	}
 	w.functions = append(w.functions, gateway.Function{Slug: slugMCPTokens, Register: tokens.Register})
+	w.pre = append(w.pre, tokens.MethodFallback("/functions/v1/"+slugMCPTokens, "/"+slugMCPTokens))
 
 	if !cfg.MCPServerEnabled {
 		// Off means gone: the server and its metadata answer 404, rather
