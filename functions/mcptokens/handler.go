@@ -213,7 +213,17 @@ type caller struct {
 // authenticate follows protocol.md B2: the token is the header with its
 // first "Bearer " removed, confirmed by Supabase Auth.
 func (h *Handler) authenticate(ctx context.Context, r *http.Request) (*caller, error) {
-	header := r.Header.Get("Authorization")
+	values := r.Header.Values("Authorization")
+	if len(values) > 1 {
+		// Two credentials are ambiguous and must never be resolved to one
+		// of them. The original's runtime joins them with ", " and Auth
+		// refuses the result, so this is also the original's answer.
+		return nil, errUnauthorized
+	}
+	header := ""
+	if len(values) == 1 {
+		header = values[0]
+	}
 	if header == "" {
 		return nil, errMissingAuth
 	}
