@@ -133,7 +133,8 @@ func MintAPIToken(secret, sub string, scopes []string, tokenID string, days floa
 // VerifyAPIToken verifies an API token as the original's verifyApiToken does
 // (protocol.md A9), with golang-jwt pinned to HS256:
 //
-//   - an "mcp_" prefix is optional;
+//   - an "mcp_" prefix is optional; segments may carry the '=' padding
+//     that completes them, as djwt's decoder allows;
 //   - the signature must verify with alg HS256 (any other alg, or none, fails);
 //   - exp is REQUIRED (a deliberate deviation: the original accepts a token
 //     without exp, which could then never expire); exp and nbf, when present,
@@ -153,6 +154,10 @@ func VerifyAPIToken(secret, token string, now time.Time) (*TokenClaims, error) {
 	var c apiClaims
 	parser := jwt.NewParser(
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
+		// djwt's base64url decoder accepts the '=' padding that completes
+		// a segment; so does this one (docs/compatibility.md A13 notes
+		// it is the original's behaviour, kept on purpose).
+		jwt.WithPaddingAllowed(),
 		jwt.WithIssuer(TokenIssuer),
 		jwt.WithAudience(TokenAudience),
 		jwt.WithExpirationRequired(),
