@@ -183,3 +183,24 @@ func TestFramingKeepAlive(t *testing.T) {
 		t.Fatalf("handler ran %d times, want 4", n)
 	}
 }
+
+// FuzzFramingTracker feeds arbitrary bytes, in arbitrary pieces, through the
+// smuggling guard's tracker: it must not panic and must keep its header
+// buffer bounded, whatever the input and however it is split.
+func FuzzFramingTracker(f *testing.F) {
+	f.Add([]byte("POST / HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"), uint8(3))
+	f.Add([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\n\r\n"), uint8(1))
+	f.Add([]byte("POST / HTTP/1.1\nContent-Length: 3\n\nabcPOST / HTTP/1.1\ntransfer-encoding: x\ncontent-length: 1\n\n"), uint8(7))
+	f.Fuzz(func(t *testing.T, data []byte, piece uint8) {
+		c := &framingConn{}
+		n := int(piece)%16 + 1
+		for len(data) > 0 {
+			k := min(n, len(data))
+			c.observe(data[:k])
+			data = data[k:]
+			if len(c.header) > maxTrackedHeader+1 {
+				t.Fatalf("header buffer grew to %d bytes", len(c.header))
+			}
+		}
+	})
+}
