@@ -169,3 +169,44 @@ func TestRouteSnippetsCoverTheFunctions(t *testing.T) {
 		t.Error("the mcp-server route needs timeout 0s, or Envoy cuts SSE streams after 15 s")
 	}
 }
+
+// TestScenariosAreDocumented: every deployment scenario under deploy/ (a
+// directory holding anything but Go code) and each of its files is named in
+// docs/deploy.md, so a section lost in an edit fails here (issue 15: the
+// Kubernetes section went missing once).
+func TestScenariosAreDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "deploy.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	scenarios := 0
+	reported := map[string]bool{}
+	err = filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(path, ".go") || !strings.Contains(path, "/") {
+			return err
+		}
+		dir := filepath.ToSlash(filepath.Join("deploy", filepath.Dir(path)))
+		if !strings.Contains(text, "`"+dir+"`") && !strings.Contains(text, dir+"/") && !reported[dir] {
+			reported[dir] = true
+			t.Errorf("docs/deploy.md does not describe the scenario directory %s", dir)
+		}
+		if name := filepath.Base(path); !strings.Contains(text, name) {
+			t.Errorf("docs/deploy.md does not mention %s (in %s)", name, dir)
+		}
+		scenarios++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scenarios < 10 {
+		t.Fatalf("found only %d deployment files under deploy/", scenarios)
+	}
+	// The Kubernetes section must keep its topics, not only the file names.
+	for _, want := range []string{"kubectl apply -k deploy/kubernetes/base", "kubectl create secret", "/readyz", "/healthz", "HorizontalPodAutoscaler", "rollout", "per replica"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("docs/deploy.md lacks %q", want)
+		}
+	}
+}

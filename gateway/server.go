@@ -215,6 +215,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		})
 	})
 
+	ln = guardFraming(srv, ln, s.log) // request smuggling: framing.go
 	servers := []*http.Server{srv}
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()

@@ -85,10 +85,14 @@
 //
 // # Origins, metrics, audit and redaction
 //
-// Options.AllowedOrigins turns on the transport's DNS-rebinding protection:
-// a request whose Origin is not listed gets 403 with the transport envelope
-// (-32000 "Invalid Origin header: <origin>") before authentication, and an
-// allowed origin is echoed in Access-Control-Allow-Origin with Vary: Origin.
+// The transport's DNS-rebinding protection is on by default: a request
+// whose Origin is not allowed gets 403 with the transport envelope (-32000
+// "Invalid Origin header: <origin>") before authentication, and an allowed
+// origin is echoed in Access-Control-Allow-Origin with Vary: Origin. By
+// default the allowed origins are Options.TrustedOrigins and loopback pages
+// reaching the server over loopback; Options.AllowedOrigins replaces them
+// with a list, or with "*" for the original's answer to every origin.
+// Requests without Origin are always answered as the original answers them.
 // Options.Metrics counts requests, tool calls and streams; Options.Audit
 // receives one "tool call" line per tools/call (docs/audit.md), whose
 // upstream_requests counts the PostgREST requests the gateway reports

@@ -43,6 +43,24 @@ type response struct {
 	err    *rpcError
 }
 
+// overflowID is a numeric id too large for a double, kept as the client
+// wrote it (e.g. 1e999). JavaScript reads it as Infinity and the original
+// prints null, which no client can match to its request; the gateway
+// echoes the text (docs/compatibility.md S22).
+type overflowID string
+
+// messageID returns the id of msg to echo in its response: the decoded
+// value, or the source text of a number that overflowed a double.
+func messageID(msg *jsjson.Object) any {
+	id := msg.Value("id")
+	if f, ok := id.(float64); ok && math.IsInf(f, 0) {
+		if text, ok := msg.OverflowText("id"); ok {
+			return overflowID(text)
+		}
+	}
+	return id
+}
+
 func resultResponse(id any, result []byte) *response { return &response{id: id, result: result} }
 
 func errorResponse(id any, code int, message string) *response {
@@ -53,9 +71,13 @@ func errorResponse(id any, code int, message string) *response {
 // it: keys jsonrpc, id, then result or error{code, message}.
 func (r *response) appendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-	var err error
-	if dst, err = jsjson.AppendCompact(dst, r.id); err != nil {
-		return nil, err
+	if text, ok := r.id.(overflowID); ok {
+		dst = append(dst, text...)
+	} else {
+		var err error
+		if dst, err = jsjson.AppendCompact(dst, r.id); err != nil {
+			return nil, err
+		}
 	}
 	if r.err != nil {
 		dst = append(dst, `,"error":`...)

@@ -34,7 +34,7 @@ var pingResult = []byte(`{}`)
 // compared with strict equality, so only strings match, and any failure
 // inside a method becomes -32000 in an HTTP 200 answer.
 func (s *Server) dispatch(ctx context.Context, cl *caller, msg *jsjson.Object, log *slog.Logger) *response {
-	id := msg.Value("id")
+	id := messageID(msg)
 	method, present := msg.Get("method")
 	name, _ := method.(string)
 	s.metrics.RPCRequest(name)

@@ -1,8 +1,11 @@
 package mcpserver
 
 import (
+	"context"
 	"errors"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -10,45 +13,110 @@ import (
 
 // originPolicy decides which browser origins may call the server (the
 // streamable HTTP transport's DNS-rebinding protection: servers MUST
-// validate Origin). A nil policy allows every origin, as the original does.
+// validate Origin and answer 403 to an invalid one). There are three
+// modes:
+//
+//   - all ("*" in AllowedOrigins): every origin, Access-Control-Allow-Origin
+//     "*", exactly as the original;
+//   - list (AllowedOrigins without "*"): only the listed origins;
+//   - default (AllowedOrigins empty): the origins in TrustedOrigins (the
+//     gateway's and the project's own), and a page on a loopback origin
+//     calling the server over a loopback connection (a local tool such as
+//     the MCP Inspector against a local gateway).
+//
+// In every mode a request without Origin (every non-browser client)
+// proceeds; in the default mode it is answered exactly as the original
+// answers it (Access-Control-Allow-Origin: *, no Vary).
 type originPolicy struct {
-	allowed map[string]bool // lower-cased origins, without a trailing slash
+	all      bool
+	list     bool
+	allowed  map[string]bool // lower-cased origins, without a trailing slash
+	loopback bool            // default mode: loopback pages over loopback
 }
 
-// newOriginPolicy builds the policy for Options.AllowedOrigins: nil (allow
-// all) for an empty list or one holding "*".
-func newOriginPolicy(list []string) (*originPolicy, error) {
-	if len(list) == 0 {
-		return nil, nil
-	}
-	p := &originPolicy{allowed: make(map[string]bool, len(list))}
-	for _, o := range list {
+// newOriginPolicy builds the policy for Options.AllowedOrigins and
+// Options.TrustedOrigins.
+func newOriginPolicy(list, trusted []string) (*originPolicy, error) {
+	p := &originPolicy{allowed: make(map[string]bool, len(list)+len(trusted))}
+	add := func(o string) error {
 		o = strings.TrimSuffix(strings.TrimSpace(o), "/")
-		switch {
-		case o == "*":
-			return nil, nil
-		case o == "" || strings.ContainsAny(o, "\r\n\t ,"):
-			return nil, errors.New("mcpserver: AllowedOrigins entries must be origins such as https://app.example.edu")
+		if o == "" || strings.ContainsAny(o, "\r\n\t ,") {
+			return errors.New("mcpserver: AllowedOrigins and TrustedOrigins entries must be origins such as https://app.example.edu")
 		}
 		p.allowed[strings.ToLower(o)] = true
+		return nil
+	}
+	if len(list) == 0 {
+		p.loopback = true
+		for _, o := range trusted {
+			if err := add(o); err != nil {
+				return nil, err
+			}
+		}
+		return p, nil
+	}
+	p.list = true
+	for _, o := range list {
+		if strings.TrimSpace(o) == "*" {
+			return &originPolicy{all: true}, nil
+		}
+		if err := add(o); err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
 }
 
-// check returns the origin to echo in Access-Control-Allow-Origin and
-// whether the request may proceed. A request without Origin (every
-// non-browser client) always proceeds.
-func (p *originPolicy) check(origin string) (allowOrigin string, ok bool) {
-	if p == nil {
-		return corsAllowOrigin, true
+// OriginOf returns the origin (scheme://host[:port]) of an absolute URL,
+// or "" when u is not one. main uses it to list the gateway's own origins.
+func OriginOf(u string) string {
+	pu, err := url.Parse(u)
+	if err != nil || pu.Scheme == "" || pu.Host == "" {
+		return ""
 	}
-	if origin == "" {
-		return "", true
+	return strings.ToLower(pu.Scheme + "://" + pu.Host)
+}
+
+// check returns the value for Access-Control-Allow-Origin ("" for none),
+// whether to add Vary: Origin, and whether the request may proceed.
+// overLoopback says the request reached the server on a loopback address.
+func (p *originPolicy) check(origin string, overLoopback bool) (allowOrigin string, vary, ok bool) {
+	switch {
+	case p.all:
+		return corsAllowOrigin, false, true
+	case origin == "" && p.list:
+		return "", true, true
+	case origin == "":
+		return corsAllowOrigin, false, true // the original's answer
+	case p.allowed[strings.ToLower(strings.TrimSuffix(origin, "/"))],
+		p.loopback && overLoopback && isLoopbackOrigin(origin):
+		return origin, true, true
 	}
-	if !p.allowed[strings.ToLower(strings.TrimSuffix(origin, "/"))] {
-		return "", false
+	return "", true, false
+}
+
+// isLoopbackOrigin reports whether origin is http(s) on localhost or a
+// loopback address.
+func isLoopbackOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return false
 	}
-	return origin, true
+	host := strings.ToLower(u.Hostname())
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// reachedOverLoopback reports whether the request arrived on a loopback
+// address of this process (the connection's local address, never the Host
+// header, which a DNS-rebinding page controls).
+func reachedOverLoopback(ctx context.Context) bool {
+	addr, _ := ctx.Value(http.LocalAddrContextKey).(net.Addr)
+	tcp, ok := addr.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
 }
 
 // msgOriginRefusedPrefix starts the 403 answer's message; the refused
@@ -57,19 +125,19 @@ func (p *originPolicy) check(origin string) (allowOrigin string, ok bool) {
 const msgOriginRefusedPrefix = "Invalid Origin header: "
 
 // setCORSFor sets the CORS headers for a request from origin and reports
-// whether the origin is allowed. With an allow-list, the matching origin is
-// echoed (none for a request without Origin) and Vary: Origin is added.
+// whether the origin is allowed. An allowed browser origin is echoed with
+// Vary: Origin; see originPolicy for requests without Origin.
 func (s *Server) setCORSFor(c echo.Context) bool {
 	h := c.Response().Header()
 	origin := headerJS(c.Request().Header, "Origin")
-	allow, ok := s.origins.check(origin)
+	allow, vary, ok := s.origins.check(origin, reachedOverLoopback(c.Request().Context()))
 	if allow != "" {
 		h.Set("Access-Control-Allow-Origin", allow)
 	}
 	h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
 	h.Set("Access-Control-Allow-Methods", corsAllowMethods)
 	h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
-	if s.origins != nil {
+	if vary {
 		h.Add("Vary", "Origin")
 	}
 	return ok

@@ -103,10 +103,15 @@ type Options struct {
 	// the server: a request whose Origin header names another origin gets
 	// 403 before authentication (DNS-rebinding protection), and allowed
 	// origins are echoed in Access-Control-Allow-Origin with Vary: Origin.
-	// Requests without Origin (non-browser clients) are unaffected. Empty
-	// (the default) allows every origin with Access-Control-Allow-Origin: *,
-	// as the original does.
+	// Requests without Origin (non-browser clients) are unaffected. A list
+	// holding "*" allows every origin with Access-Control-Allow-Origin: *,
+	// as the original does. Empty (the default) allows TrustedOrigins and
+	// loopback pages reaching the server over loopback (see originPolicy).
 	AllowedOrigins []string
+	// TrustedOrigins are the browser origins the default policy (empty
+	// AllowedOrigins) allows: the gateway's public origin and the
+	// project's own. main derives them from the configured URLs.
+	TrustedOrigins []string
 	// Metrics receives request, tool-call and stream counters; nil records
 	// nothing. *metrics.Metrics satisfies it.
 	Metrics Metrics
@@ -135,7 +140,7 @@ type Server struct {
 	keepAlive   time.Duration
 	resourceURL string
 	pinProtocol bool
-	origins     *originPolicy // nil: every origin
+	origins     *originPolicy
 	metrics     Metrics
 	audit       *slog.Logger // nil: no audit lines
 	redactor    *redact.Redactor
@@ -179,7 +184,7 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxBodyBytes < 0 || opts.MaxBatch < 0 || opts.MaxStreams < 0 || opts.MaxStreamsPerToken < 0 || opts.KeepAlive < 0 {
 		errs = append(errs, errors.New("mcpserver: limits and KeepAlive must not be negative"))
 	}
-	origins, err := newOriginPolicy(opts.AllowedOrigins)
+	origins, err := newOriginPolicy(opts.AllowedOrigins, opts.TrustedOrigins)
 	if err != nil {
 		errs = append(errs, err)
 	}

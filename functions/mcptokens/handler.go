@@ -83,6 +83,36 @@ func (h *Handler) Register(g *echo.Group) {
 	g.Any("/*", h.Serve)
 }
 
+// echoRoutedMethods are the methods Echo's Any registers; a request with
+// any other method (FOO, QUERY, MKCOL …) never reaches a route.
+var echoRoutedMethods = map[string]bool{
+	http.MethodConnect: true, http.MethodDelete: true, http.MethodGet: true, http.MethodHead: true,
+	http.MethodOptions: true, http.MethodPatch: true, http.MethodPost: true, echo.PROPFIND: true,
+	http.MethodPut: true, http.MethodTrace: true, echo.REPORT: true,
+}
+
+// MethodFallback returns a middleware for Echo#Pre that hands requests with
+// methods Echo does not route, under the given mount prefixes (e.g.
+// "/functions/v1/mcp-tokens"), to Serve, so they get the original's 405
+// {"error":"Method not allowed"} (protocol.md B1) rather than the
+// platform's 404.
+func (h *Handler) MethodFallback(prefixes ...string) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			r := c.Request()
+			if echoRoutedMethods[r.Method] {
+				return next(c)
+			}
+			for _, p := range prefixes {
+				if r.URL.Path == p || strings.HasPrefix(r.URL.Path, p+"/") {
+					return h.Serve(c)
+				}
+			}
+			return next(c)
+		}
+	}
+}
+
 // corsHeaders are the original's values, sent on every response.
 var corsHeaders = [][2]string{
 	{"Access-Control-Allow-Origin", "*"},
@@ -183,7 +213,17 @@ type caller struct {
 // authenticate follows protocol.md B2: the token is the header with its
 // first "Bearer " removed, confirmed by Supabase Auth.
 func (h *Handler) authenticate(ctx context.Context, r *http.Request) (*caller, error) {
-	header := r.Header.Get("Authorization")
+	values := r.Header.Values("Authorization")
+	if len(values) > 1 {
+		// Two credentials are ambiguous and must never be resolved to one
+		// of them. The original's runtime joins them with ", " and Auth
+		// refuses the result, so this is also the original's answer.
+		return nil, errUnauthorized
+	}
+	header := ""
+	if len(values) == 1 {
+		header = values[0]
+	}
 	if header == "" {
 		return nil, errMissingAuth
 	}

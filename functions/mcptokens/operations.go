@@ -8,6 +8,7 @@ import (
 
 	"github.com/pawtograder/mcp-gateway/gateway/apierror"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
+	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 )
 
@@ -16,16 +17,13 @@ const (
 	msgRevoked = "Token revoked successfully"
 )
 
-// unavailable formats protocol.md B3's UpstreamUnavailable error: the cause
-// is a PostgREST error's message with its code, or the failure's text.
+// unavailable formats protocol.md B3's UpstreamUnavailable error with the
+// cause sanitised as docs/compatibility.md A6 promises: a PostgREST
+// error's message with its code, `fetch failed`, `request timed out` or
+// {"status":N} — never Go's transport text, which names the internal URL,
+// the user id in its query and the addresses of both ends.
 func unavailable(operation string, err error) error {
-	cause := err.Error()
-	var pe *postgrest.Error
-	if errors.As(err, &pe) && pe.Message != "" && pe.Code != "" {
-		cause = pe.Message + " (" + pe.Code + ")"
-	}
-	return apierror.Newf(http.StatusServiceUnavailable, apierror.ReasonUpstream,
-		"%s is temporarily unavailable: %s", operation, cause).WithCause(err)
+	return mcpauth.UpstreamUnavailable(operation, err)
 }
 
 // requireStaff is protocol.md B3, run under the caller's own JWT.

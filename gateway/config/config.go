@@ -131,8 +131,10 @@ type Config struct {
 	// FallbackURL is GATEWAY_FALLBACK_URL, the edge runtime that serves
 	// functions this gateway does not know; nil answers them 404.
 	FallbackURL *url.URL
-	// AllowedOrigins is GATEWAY_ALLOWED_ORIGINS; the default ["*"] is the
-	// original's Access-Control-Allow-Origin.
+	// AllowedOrigins is GATEWAY_ALLOWED_ORIGINS: the browser origins
+	// mcp-server accepts, or ["*"] for every origin (the original's
+	// behaviour). Unset is nil: mcp-server's default policy (the gateway's
+	// and the project's own origins, and loopback pages over loopback).
 	AllowedOrigins []string
 	// PinProtocol2024 is MCP_PIN_PROTOCOL_2024: answer every initialize with
 	// 2024-11-05, as the original does.
@@ -429,7 +431,7 @@ func join(base *url.URL, suffix string) *url.URL {
 func (p *parser) origins(name string) []string {
 	v := p.lookup(name)
 	if v == "" {
-		return []string{"*"}
+		return nil
 	}
 	var out []string
 	bad := false

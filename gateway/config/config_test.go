@@ -31,7 +31,6 @@ func defaults() Config {
 		MCPServerEnabled:   true,
 		MaxStreams:         1024,
 		MaxStreamsPerToken: 16,
-		AllowedOrigins:     []string{"*"},
 		OAuthServer:        OAuthServer{Mode: OAuthServerSupabase, Providers: []string{"github"}, AccessTokenTTL: time.Hour},
 	}
 }

@@ -3,6 +3,7 @@ package jsjson
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"unicode/utf8"
 )
@@ -18,7 +19,8 @@ const MaxDepth = 512
 // subsequence becomes one U+FFFD; a byte-order mark is not skipped), then
 // JSON.parse runs. Objects keep key order (a repeated key keeps its first
 // position and takes the last value), numbers become float64 (out-of-range
-// values become ±Inf, which encode as null), and \u escapes of lone
+// values become ±Inf, which encode as null; Object.OverflowText keeps their
+// text), and \u escapes of lone
 // surrogates are kept as WTF-8 so they encode back as \udxxx, as
 // JSON.stringify writes them. Trailing data other than JSON white space is an
 // error.
@@ -120,11 +122,18 @@ func (p *parser) object(depth int) (any, error) {
 		}
 		p.pos++
 		p.skipSpace()
+		start := p.pos
 		v, err := p.value(depth + 1)
 		if err != nil {
 			return nil, err
 		}
 		o.Set(key, v)
+		if f, ok := v.(float64); ok && math.IsInf(f, 0) {
+			if o.overflow == nil {
+				o.overflow = make(map[string]string, 1)
+			}
+			o.overflow[key] = string(p.data[start:p.pos])
+		}
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return nil, p.errorf("unterminated object")

@@ -6,6 +6,9 @@ type Object struct {
 	keys  []string
 	vals  []any
 	index map[string]int // built lazily once the object grows past linearLimit
+	// overflow holds the source text of members whose number was too
+	// large for a double (decoded as ±Inf); see OverflowText.
+	overflow map[string]string
 }
 
 // linearLimit is the size up to which a linear scan beats a map look-up.
@@ -35,6 +38,9 @@ func (o *Object) find(key string) int {
 // position and takes the new value, as assignment does in JavaScript.
 // It returns o so literals can be built in one expression.
 func (o *Object) Set(key string, v any) *Object {
+	if o.overflow != nil {
+		delete(o.overflow, key)
+	}
 	if i := o.find(key); i >= 0 {
 		o.vals[i] = v
 		return o
@@ -50,6 +56,20 @@ func (o *Object) Set(key string, v any) *Object {
 		}
 	}
 	return o
+}
+
+// OverflowText returns the text a decoded member was written with in the
+// input when it is a number too large for a double, which Decode (like
+// JSON.parse) turns into ±Inf and JSON.stringify prints as null. A caller
+// that must echo such a value exactly as sent (a JSON-RPC id) writes this
+// text instead. ok is false for every other member, and for any member
+// assigned with Set after decoding.
+func (o *Object) OverflowText(key string) (text string, ok bool) {
+	if o == nil || o.overflow == nil {
+		return "", false
+	}
+	text, ok = o.overflow[key]
+	return text, ok
 }
 
 // Get returns the value stored under key and whether the key is present.

@@ -39,8 +39,7 @@ type TokenClaims struct {
 	Scopes    []string
 	TokenID   string
 	ExpiresAt time.Time
-	// IssuedAt is zero when iat is absent or not a number (iat is not
-	// checked, as in the original).
+	// IssuedAt is zero when iat is absent.
 	IssuedAt time.Time
 }
 
@@ -134,11 +133,13 @@ func MintAPIToken(secret, sub string, scopes []string, tokenID string, days floa
 // VerifyAPIToken verifies an API token as the original's verifyApiToken does
 // (protocol.md A9), with golang-jwt pinned to HS256:
 //
-//   - an "mcp_" prefix is optional;
+//   - an "mcp_" prefix is optional; segments may carry the '=' padding
+//     that completes them, as djwt's decoder allows;
 //   - the signature must verify with alg HS256 (any other alg, or none, fails);
 //   - exp is REQUIRED (a deliberate deviation: the original accepts a token
 //     without exp, which could then never expire); exp and nbf, when present,
-//     must be numbers and are checked with 1 s leeway;
+//     must be numbers and are checked with 1 s leeway; exp, nbf and iat must
+//     be finite and between 0 and MaxTimingClaim (another deviation);
 //   - sub and jti must be non-empty strings; iss must be "pawtograder";
 //   - aud must be the JSON string "mcp" (an array containing "mcp" fails);
 //   - scopes must be present and an array of valid scopes (empty passes).
@@ -153,6 +154,10 @@ func VerifyAPIToken(secret, token string, now time.Time) (*TokenClaims, error) {
 	var c apiClaims
 	parser := jwt.NewParser(
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
+		// djwt's base64url decoder accepts the '=' padding that completes
+		// a segment; so does this one (docs/compatibility.md A13 notes
+		// it is the original's behaviour, kept on purpose).
+		jwt.WithPaddingAllowed(),
 		jwt.WithIssuer(TokenIssuer),
 		jwt.WithAudience(TokenAudience),
 		jwt.WithExpirationRequired(),
@@ -166,11 +171,16 @@ func VerifyAPIToken(secret, token string, now time.Time) (*TokenClaims, error) {
 	if err := c.check(); err != nil {
 		return nil, errInvalidToken.WithCause(err)
 	}
+	// The parser reads iat only when told to compare it with the clock.
+	iat, err := c.GetIssuedAt()
+	if err != nil {
+		return nil, errInvalidToken.WithCause(err)
+	}
 	out := &TokenClaims{Subject: c.Sub, Scopes: *c.Scopes, TokenID: c.Jti}
 	if exp, _ := numericDate(c.Exp); exp != nil {
 		out.ExpiresAt = exp.Time
 	}
-	if iat, err := numericDate(c.Iat); err == nil && iat != nil {
+	if iat != nil {
 		out.IssuedAt = iat.Time
 	}
 	return out, nil
@@ -215,9 +225,10 @@ func (c *apiClaims) GetExpirationTime() (*jwt.NumericDate, error) { return numer
 // GetNotBefore implements jwt.Claims.
 func (c *apiClaims) GetNotBefore() (*jwt.NumericDate, error) { return numericDate(c.Nbf) }
 
-// GetIssuedAt implements jwt.Claims. iat is not checked (no WithIssuedAt),
-// so its type does not matter.
-func (c *apiClaims) GetIssuedAt() (*jwt.NumericDate, error) { return nil, nil }
+// GetIssuedAt implements jwt.Claims. iat is not compared with the clock (no
+// WithIssuedAt), as in the original, but when present it must be a sane
+// number like exp and nbf (docs/compatibility.md A12).
+func (c *apiClaims) GetIssuedAt() (*jwt.NumericDate, error) { return numericDate(c.Iat) }
 
 // GetIssuer implements jwt.Claims.
 func (c *apiClaims) GetIssuer() (string, error) { return c.Iss, nil }
@@ -241,7 +252,10 @@ func (c *apiClaims) GetAudience() (jwt.ClaimStrings, error) {
 // numericDate parses a raw timing claim: absent is nil; a JSON number is
 // kept to the nanosecond (jwt.NumericDate's own decoder truncates to whole
 // seconds, which would move fractional expiries); anything else, null
-// included, is an error, as djwt rejects a present non-number.
+// included, is an error, as djwt rejects a present non-number. A number
+// that is not finite (1e999, which JavaScript reads as Infinity) or lies
+// outside [0, MaxTimingClaim] is an error too: the original would treat an
+// infinite exp as a token that never expires (docs/compatibility.md A12).
 func numericDate(raw json.RawMessage) (*jwt.NumericDate, error) {
 	if len(raw) == 0 {
 		return nil, nil
@@ -251,26 +265,15 @@ func numericDate(raw json.RawMessage) (*jwt.NumericDate, error) {
 		return nil, errNotNumber
 	}
 	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil && !math.IsInf(f, 0) {
-		return nil, errNotNumber
-	}
-	return &jwt.NumericDate{Time: secondsToTime(f)}, nil
-}
-
-// maxTime and minTime bound timing claims that JavaScript would read as
-// huge numbers or ±Infinity (which never expire / are never too early).
-var (
-	maxTime = time.Unix(1<<62, 0)
-	minTime = time.Unix(-(1 << 62), 0)
-)
-
-func secondsToTime(f float64) time.Time {
-	switch {
-	case f >= 1<<62:
-		return maxTime
-	case f <= -(1 << 62):
-		return minTime
+	if err != nil || f < 0 || f > MaxTimingClaim {
+		return nil, errTimingRange
 	}
 	sec, frac := math.Modf(f)
-	return time.Unix(int64(sec), int64(math.Round(frac*1e9)))
+	return &jwt.NumericDate{Time: time.Unix(int64(sec), int64(math.Round(frac*1e9)))}, nil
 }
+
+// MaxTimingClaim is the largest exp, nbf or iat accepted, in seconds since
+// the epoch: 9999-12-31T23:59:59Z. Timing claims must also not be negative.
+const MaxTimingClaim = 253402300799
+
+var errTimingRange = errors.New("mcpauth: timing claim is not a finite number between 0 and 9999-12-31")

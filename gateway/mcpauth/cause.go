@@ -25,7 +25,9 @@ func causeMessage(err error, withCode bool) string {
 			return pe.Message + " (" + pe.Code + ")"
 		case pe.Message != "":
 			return pe.Message
-		case pe.Status == 0:
+		case pe.Status < 300:
+			// No answer, or a successful one whose body could not be
+			// read (cut short, timed out): a transport failure.
 			return transportMessage(pe.Err)
 		case pe.Code != "":
 			return pe.Code

@@ -11,15 +11,17 @@ import (
 )
 
 // Messages of the Supabase access-token path (the OAuth connector flow).
-// The original has no such path; these are the gateway's own words.
+// The original has no such path: it refuses every bearer that is not a
+// valid API token with MsgInvalidToken, so a Supabase token that fails
+// verification gets that same answer. Only a session that has ended (a
+// token that verifies) gets words of its own (docs/compatibility.md A13).
 const (
-	MsgInvalidAccessToken = "Invalid or expired access token"
-	MsgSessionEnded       = "Session has ended; sign in again"
-	msgVerifyUnavailable  = "Access token verification"
+	MsgSessionEnded      = "Session has ended; sign in again"
+	msgVerifyUnavailable = "Access token verification"
 )
 
 var (
-	errInvalidAccessToken = apierror.Unauthorized(apierror.ReasonInvalid, MsgInvalidAccessToken)
+	errInvalidAccessToken = errInvalidToken
 	errSessionEnded       = apierror.Unauthorized(apierror.ReasonInvalid, MsgSessionEnded)
 )
 

@@ -1,11 +1,15 @@
 package supabasejwt
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -96,12 +100,62 @@ type InvalidTokenError struct{ Reason string }
 
 func (e *InvalidTokenError) Error() string { return "invalid access token: " + e.Reason }
 
+// tokenClaims keeps exp, nbf and iat raw: jwt.RegisteredClaims' decoder
+// accepts quoted numbers and turns 1e18 or -1e300 into a time far in the
+// future or past, so a token could be made never to expire.
 type tokenClaims struct {
-	jwt.RegisteredClaims
-	SessionID string `json:"session_id"`
-	ClientID  string `json:"client_id"`
-	Scope     string `json:"scope"`
-	Role      string `json:"role"`
+	Issuer    string           `json:"iss"`
+	Subject   string           `json:"sub"`
+	Audience  jwt.ClaimStrings `json:"aud"`
+	Exp       json.RawMessage  `json:"exp"`
+	Nbf       json.RawMessage  `json:"nbf"`
+	Iat       json.RawMessage  `json:"iat"`
+	SessionID string           `json:"session_id"`
+	ClientID  string           `json:"client_id"`
+	Scope     string           `json:"scope"`
+	Role      string           `json:"role"`
+}
+
+// GetExpirationTime implements jwt.Claims.
+func (c *tokenClaims) GetExpirationTime() (*jwt.NumericDate, error) { return numericDate(c.Exp) }
+
+// GetNotBefore implements jwt.Claims.
+func (c *tokenClaims) GetNotBefore() (*jwt.NumericDate, error) { return numericDate(c.Nbf) }
+
+// GetIssuedAt implements jwt.Claims.
+func (c *tokenClaims) GetIssuedAt() (*jwt.NumericDate, error) { return numericDate(c.Iat) }
+
+// GetIssuer implements jwt.Claims.
+func (c *tokenClaims) GetIssuer() (string, error) { return c.Issuer, nil }
+
+// GetSubject implements jwt.Claims.
+func (c *tokenClaims) GetSubject() (string, error) { return c.Subject, nil }
+
+// GetAudience implements jwt.Claims.
+func (c *tokenClaims) GetAudience() (jwt.ClaimStrings, error) { return c.Audience, nil }
+
+// MaxTimingClaim is the largest exp, nbf or iat accepted, in seconds since
+// the epoch: 9999-12-31T23:59:59Z.
+const MaxTimingClaim = 253402300799
+
+var errTimingClaim = errors.New("timing claim is not a number between 0 and 9999-12-31")
+
+// numericDate parses a raw exp, nbf or iat: absent is nil; it must
+// otherwise be a bare, finite JSON number in [0, MaxTimingClaim].
+func numericDate(raw json.RawMessage) (*jwt.NumericDate, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) {
+		return nil, errTimingClaim
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || f < 0 || f > MaxTimingClaim {
+		return nil, errTimingClaim
+	}
+	sec, frac := math.Modf(f)
+	return jwt.NewNumericDate(time.Unix(int64(sec), int64(math.Round(frac*1e9)))), nil
 }
 
 // Verify checks token and returns its claims. A refused token is an

@@ -281,6 +281,7 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 		return nil, err
 	}
 	w.functions = append(w.functions, gateway.Function{Slug: slugMCPTokens, Register: tokens.Register})
+	w.pre = append(w.pre, tokens.MethodFallback("/functions/v1/"+slugMCPTokens, "/"+slugMCPTokens))
 
 	if !cfg.MCPServerEnabled {
 		// Off means gone: the server and its metadata answer 404, rather
@@ -348,6 +349,7 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 		Audit:               audit,
 		Redact:              redact.New(cfg.RedactKeys),
 		AllowedOrigins:      cfg.AllowedOrigins,
+		TrustedOrigins:      ownOrigins(cfg),
 	})
 	if err != nil {
 		return nil, err
@@ -381,6 +383,19 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 		}
 	})
 	return w, nil
+}
+
+// ownOrigins are the browser origins mcp-server's default Origin policy
+// trusts: the gateway's public origin and the project's (SUPABASE_URL,
+// EDGE_FUNCTIONS_URL), the places a page that may call it is served from.
+func ownOrigins(cfg config.Config) []string {
+	var out []string
+	for _, u := range []string{urlString(cfg.PublicURL), urlString(cfg.SupabaseURL), cfg.EdgeFunctionsURL} {
+		if o := mcpserver.OriginOf(u); o != "" {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // addRoutes appends f to the routes added outside the function namespace.

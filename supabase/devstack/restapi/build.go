@@ -199,11 +199,10 @@ func (b *builder) subquery(c *node, parentAlias string) string {
 	sql := "SELECT " + b.selectList(c) + " FROM " + ident(b.schema) + "." + ident(c.table) + " AS " + ident(c.alias) +
 		b.joins(c) + " WHERE " + strings.Join(conds, " AND ")
 	sql += b.orderBy(c)
-	if c.params.Limit != nil {
-		sql += " LIMIT " + strconv.FormatInt(*c.params.Limit, 10)
-	}
-	if c.params.Offset != nil {
-		sql += " OFFSET " + strconv.FormatInt(*c.params.Offset, 10)
+	// Embedded ranges are not intersected with anything: a negative
+	// offset or limit reaches PostgreSQL, which refuses it, as in PostgREST.
+	if r, ok := urlRange(c.params.Limit, c.params.Offset); ok {
+		sql += sqlLimitOffset(r)
 	}
 	return sql
 }

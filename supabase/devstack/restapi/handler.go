@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/big"
 	"net/http"
 	"sort"
 	"strconv"
@@ -387,47 +388,34 @@ func (h *Handler) read(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	if e := b.checkUnused(); e != nil {
 		return e
 	}
-	// Pagination: limit/offset parameters intersected with Range and max-rows.
-	var offset int64
-	if root.params.Offset != nil {
-		offset = *root.params.Offset
-	}
-	var limit *int64
-	if root.params.Limit != nil {
-		if *root.params.Limit < 0 {
-			return &Error{Status: 416, Code: "PGRST103", Message: "Requested range not satisfiable", Details: "Limit should be greater than or equal to zero."}
-		}
-		l := *root.params.Limit
-		limit = &l
-	}
+	// Pagination: limit/offset intersected with the Range header, then
+	// max-rows (pagerange.go).
+	limitRange, _ := urlRange(root.params.Limit, root.params.Offset)
+	header := allRange()
 	if req.rangeLo != nil {
-		offset += *req.rangeLo
+		header = rowRange{lo: big.NewInt(*req.rangeLo)}
 		if req.rangeHi != nil {
-			l := *req.rangeHi - *req.rangeLo + 1
-			if limit == nil || l < *limit {
-				limit = &l
-			}
+			header.hi = big.NewInt(*req.rangeHi)
 		}
+	}
+	top := intersect(header, limitRange)
+	if l := limitRange.limit(); l != nil && l.Sign() == 0 {
+		top = rowRange{lo: big.NewInt(0), hi: big.NewInt(-1)} // limit=0 is allowed
+	} else if top.empty() {
+		return &Error{Status: 416, Code: "PGRST103", Message: "Requested range not satisfiable", Details: "Limit should be greater than or equal to zero."}
 	}
 	if h.cfg.MaxRows > 0 {
-		m := int64(h.cfg.MaxRows)
-		if limit == nil || *limit > m {
-			limit = &m
-		}
+		top = restrict(big.NewInt(int64(h.cfg.MaxRows)), top)
 	}
+	// offset is only used for Content-Range and the 416 check; a value
+	// beyond bigint never gets there (PostgreSQL refuses the query).
+	offset := top.lo.Int64()
 	where := b.where(root)
 	from := " FROM " + ident(h.cfg.Schema) + "." + ident(req.table) + " AS " + ident(root.alias) + b.joins(root)
 	if len(where) > 0 {
 		from += " WHERE " + strings.Join(where, " AND ")
 	}
-	inner := "SELECT " + b.selectList(root) + from + b.orderBy(root)
-	if limit != nil {
-		inner += " LIMIT " + strconv.FormatInt(*limit, 10)
-	}
-	if offset != 0 {
-		// A negative offset fails in PostgreSQL (2201X), as with PostgREST.
-		inner += " OFFSET " + strconv.FormatInt(offset, 10)
-	}
+	inner := "SELECT " + b.selectList(root) + from + b.orderBy(root) + sqlLimitOffset(top)
 	bodyExpr := "coalesce(json_agg(_postgrest_t), '[]')::text"
 	if req.singular {
 		bodyExpr = "coalesce((json_agg(_postgrest_t)->0)::text, 'null')"

@@ -62,8 +62,8 @@ type nodeParams struct {
 	Filters []filter
 	Logic   []logicTree
 	Order   []orderTerm
-	Limit   *int64
-	Offset  *int64
+	Limit   *rangeParam // nil when absent; see pagerange.go
+	Offset  *rangeParam
 }
 
 // query is a parsed request query string.
@@ -145,17 +145,17 @@ func parseQuery(raw string) (*query, *Error) {
 				n := node(strings.Join(segs[:len(segs)-1], "."))
 				n.Order = append(n.Order, terms...)
 			case "limit", "offset":
-				// PostgREST reads these with Haskell's readMaybe and ignores
-				// values that are not integers (limit=1.5 means no limit).
-				i, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-				if err != nil || strings.HasPrefix(strings.TrimSpace(v), "+") {
-					continue
+				// PostgREST reads these with Haskell's readMaybe; a value that
+				// does not read still counts as given (pagerange.go).
+				p := &rangeParam{}
+				if i, ok := readInteger(v); ok {
+					p.n = i
 				}
 				n := node(strings.Join(segs[:len(segs)-1], "."))
 				if last == "limit" {
-					n.Limit = &i
+					n.Limit = p
 				} else {
-					n.Offset = &i
+					n.Offset = p
 				}
 			case "or", "and":
 				pathSegs := segs[:len(segs)-1]
