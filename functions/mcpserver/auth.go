@@ -20,6 +20,10 @@ type caller struct {
 	// line.
 	version   string
 	requestID string
+	// versionStated is set when the request names its revision (the
+	// MCP-Protocol-Version header or _meta); server/discover is answered
+	// only then, so a request without any keeps the original's -32601.
+	versionStated bool
 }
 
 // authenticate runs the original's authenticateMCPRequest: verify the

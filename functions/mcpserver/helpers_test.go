@@ -198,7 +198,7 @@ func (env *testEnv) do(method, path string, header map[string]string, body strin
 // wantCORS are the headers every response carries.
 var wantCORS = map[string]string{
 	"Access-Control-Allow-Origin":   "*",
-	"Access-Control-Allow-Headers":  "authorization, x-client-info, apikey, content-type, accept, mcp-session-id, last-event-id, mcp-protocol-version",
+	"Access-Control-Allow-Headers":  "authorization, x-client-info, apikey, content-type, accept, mcp-session-id, last-event-id, mcp-protocol-version, mcp-method, mcp-name",
 	"Access-Control-Allow-Methods":  "GET, POST, DELETE, OPTIONS",
 	"Access-Control-Expose-Headers": "WWW-Authenticate",
 }

@@ -153,6 +153,9 @@ type Server struct {
 	initializeResults         map[string][]byte
 	toolsListResult           []byte
 	toolsListResultStructured []byte
+	// At 2026-07-28: tools/list and server/discover (revision2026.go).
+	toolsListResultModern []byte
+	discoverResult        []byte
 }
 
 // New validates opts and returns a Server.
@@ -222,6 +225,12 @@ func New(opts Options) (*Server, error) {
 	if s.toolsListResultStructured, err = toolsListResult(s.tools, true); err != nil {
 		return nil, fmt.Errorf("mcpserver: encoding tools/list: %w", err)
 	}
+	if s.toolsListResultModern, err = toolsListResultModern(s.tools); err != nil {
+		return nil, fmt.Errorf("mcpserver: encoding tools/list: %w", err)
+	}
+	if s.discoverResult, err = discoverResult(); err != nil {
+		return nil, fmt.Errorf("mcpserver: encoding server/discover: %w", err)
+	}
 	return s, nil
 }
 
@@ -277,12 +286,13 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 // CORS values. The original's allow-list lacks mcp-protocol-version, which
-// clients send after negotiating 2025-06-18 or later, and exposes nothing, so
-// browsers could neither pass a preflight nor read WWW-Authenticate; both are
+// clients send after negotiating 2025-06-18 or later, and mcp-method and
+// mcp-name, which every 2026-07-28 request carries, and exposes nothing, so
+// browsers could neither pass a preflight nor read WWW-Authenticate; all are
 // added (a documented deviation, protocol.md Part D).
 const (
 	corsAllowOrigin   = "*"
-	corsAllowHeaders  = "authorization, x-client-info, apikey, content-type, accept, mcp-session-id, last-event-id, mcp-protocol-version"
+	corsAllowHeaders  = "authorization, x-client-info, apikey, content-type, accept, mcp-session-id, last-event-id, mcp-protocol-version, mcp-method, mcp-name"
 	corsAllowMethods  = "GET, POST, DELETE, OPTIONS"
 	corsExposeHeaders = "WWW-Authenticate"
 )
