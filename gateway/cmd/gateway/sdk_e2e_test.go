@@ -147,6 +147,8 @@ func TestSDKClientsFullStack(t *testing.T) {
 
 	t.Run("typescript", func(t *testing.T) { testTypeScriptSDK(t, endpoint, token, raw) })
 	t.Run("go", func(t *testing.T) { testGoSDK(t, endpoint, "Bearer "+token, raw, sdkCalls) })
+	t.Run("typescript-v2", func(t *testing.T) { testTypeScriptSDKv2(t, endpoint, token, raw) })
+	t.Run("inspector", func(t *testing.T) { testInspectorModern(t, endpoint, token, raw) })
 	t.Run("go-oauth", func(t *testing.T) {
 		// A Supabase access token (the OAuth connector's bearer) under RLS.
 		testGoSDK(t, endpoint, "Bearer "+env.SessionToken(t, gatewaytest.Alice), raw, []sdkCall{sdkCalls[13], sdkCalls[2]})
