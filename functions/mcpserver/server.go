@@ -89,14 +89,16 @@ type Options struct {
 	// the configured public URL, never derived from request headers.
 	ResourceMetadataURL string
 	// PinProtocol2024 answers initialize with 2024-11-05 whatever the client
-	// asks, and ignores the MCP-Protocol-Version header: the original's exact
-	// behaviour. When false, initialize echoes a requested supported revision
-	// (else the newest), requests whose MCP-Protocol-Version header names an
-	// unsupported revision get 400, batches are refused under revisions
-	// that removed them (2025-06-18 and later), and requests made under
-	// 2025-06-18 or later get outputSchema and structuredContent (2025-11-25
-	// also isError results for invalid arguments); see the package
-	// documentation.
+	// asks, and ignores the MCP-Protocol-Version header and _meta: the
+	// original's exact behaviour (server/discover is an unknown method).
+	// When false, initialize echoes a requested supported revision (else the
+	// newest), requests whose MCP-Protocol-Version header names an
+	// unsupported revision get 400 -32022, batches are refused under
+	// revisions that removed them (2025-06-18 and later), requests made
+	// under 2025-06-18 or later get outputSchema and structuredContent
+	// (2025-11-25 also isError results for invalid arguments), and
+	// requests stating 2026-07-28 are served statelessly at that revision;
+	// see the package documentation.
 	PinProtocol2024 bool
 	// AllowedOrigins, when non-empty and without "*", is the list of
 	// browser origins (e.g. "https://app.pawtograder.com") allowed to call
