@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -330,6 +331,78 @@ func TestModernResult(t *testing.T) {
 	} {
 		if got := string(modernResult([]byte(tc.in))); got != tc.want {
 			t.Errorf("modernResult(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+// FuzzRevision2026 feeds arbitrary bodies and standard-header values
+// through the 2026-07-28 path and checks every answer is well formed: 202
+// without a body, JSON with a status the revision defines, or the
+// subscriptions/listen event stream.
+func FuzzRevision2026(f *testing.F) {
+	f.Add([]byte(modernReq("1", "server/discover", "")), "2026-07-28", "server/discover", "")
+	f.Add([]byte(modernReq("1", "tools/call", `,"name":"get_assignment","arguments":{"assignment_id":1,"class_id":1}`)), "2026-07-28", "tools/call", "get_assignment")
+	f.Add([]byte(modernReq("1", "tools/call", `,"name":"x"`)), "2026-07-28", "tools/call", "=?base64?eA==?=")
+	f.Add([]byte(modernReq(`"s"`, "subscriptions/listen", `,"notifications":{}`)), "2026-07-28", "subscriptions/listen", "")
+	f.Add([]byte(modernReq("1", "ping", "")), "v9", "ping", "")
+	f.Add([]byte(`{"id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":null}}}`), "", "tools/list", "")
+	f.Add([]byte(`[`+modernReq("1", "tools/list", "")+`]`), "2026-07-28", "tools/list", "")
+	env := newTestEnv(f, func(o *Options) { o.MaxBodyBytes = 1 << 16 })
+	f.Fuzz(func(t *testing.T, body []byte, version, method, name string) {
+		for _, v := range []string{version, method, name} {
+			if strings.ContainsAny(v, "\r\n\x00") {
+				return // not a valid header value
+			}
+		}
+		req := httptest.NewRequest(http.MethodPost, "/functions/v1/mcp-server", bytes.NewReader(body))
+		req.Header.Set("Authorization", authGood)
+		req.Header.Set(headerProtocolVersion, version)
+		req.Header.Set(headerMcpMethod, method)
+		req.Header.Set(headerMcpName, name)
+		rec := httptest.NewRecorder()
+		env.e.ServeHTTP(rec, req)
+		out := rec.Body.Bytes()
+		switch ct := rec.Header().Get("Content-Type"); {
+		case rec.Code == http.StatusAccepted:
+			if len(out) != 0 {
+				t.Fatalf("202 with body %q", out)
+			}
+		case ct == "application/json":
+			if !json.Valid(out) {
+				t.Fatalf("%d: invalid JSON %q", rec.Code, out)
+			}
+			if rec.Code != 200 && rec.Code != 400 && rec.Code != 404 && rec.Code != 413 {
+				t.Fatalf("unexpected status %d: %s", rec.Code, out)
+			}
+		case ct == "text/event-stream" && rec.Code == 200:
+			for _, ev := range strings.Split(strings.TrimSuffix(string(out), "\n\n"), "\n\n") {
+				data, ok := strings.CutPrefix(ev, "event: message\ndata: ")
+				if !ok || !json.Valid([]byte(data)) {
+					t.Fatalf("malformed event %q", ev)
+				}
+			}
+		default:
+			t.Fatalf("status %d with Content-Type %q", rec.Code, ct)
+		}
+	})
+}
+
+// TestDecodeHeaderValue pins the Base64 sentinel and the plain-value rule.
+func TestDecodeHeaderValue(t *testing.T) {
+	for _, tc := range []struct{ in, value, err string }{
+		{"get_assignment", "get_assignment", ""},
+		{"a b~", "a b~", ""},
+		{"=?base64?SGVsbG8sIOS4lueVjA==?=", "Hello, 世界", ""},
+		{"=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=", "=?base64?literal?=", ""},
+		{"=?base64??=", "", ""},
+		{"=?base64?!!?=", "", "is not valid Base64"},
+		{"=?BASE64?eA==?=", "=?BASE64?eA==?=", ""}, // the markers are case-sensitive
+		{"é", "", "contains characters outside visible ASCII; send it as =?base64?…?="},
+		{"a\x7f", "", "contains characters outside visible ASCII; send it as =?base64?…?="},
+	} {
+		value, err := decodeHeaderValue(tc.in)
+		if value != tc.value || err != tc.err {
+			t.Errorf("decodeHeaderValue(%q) = %q, %q; want %q, %q", tc.in, value, err, tc.value, tc.err)
 		}
 	}
 }
