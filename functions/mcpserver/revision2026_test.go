@@ -406,3 +406,23 @@ func TestDecodeHeaderValue(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkToolsListPOST2026 measures tools/list at 2026-07-28 (the _meta
+// and header checks included), beside BenchmarkToolsListPOST.
+func BenchmarkToolsListPOST2026(b *testing.B) {
+	env := newTestEnv(b, nil)
+	body := []byte(modernReq("1", "tools/list", ""))
+	b.ReportAllocs()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodPost, "/functions/v1/mcp-server", bytes.NewReader(body))
+		req.Header.Set("Authorization", authGood)
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set(headerProtocolVersion, versionModern)
+		req.Header.Set(headerMcpMethod, "tools/list")
+		rec := httptest.NewRecorder()
+		env.e.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			b.Fatal(rec.Code)
+		}
+	}
+}
