@@ -140,14 +140,15 @@ func (s *Server) serveModern(c echo.Context, cl *caller, msg *jsjson.Object, hv 
 		cl.version, cl.versionStated = hv, true
 		return s.answerSingle(c, cl, msg, log)
 	}
-	if _, ok := rm.meta.Object(metaClientCapabilities); !ok {
+	caps, ok := rm.meta.Object(metaClientCapabilities)
+	if !ok {
 		return refuse(errorResponse(id, codeInvalidParams,
 			`Invalid params: _meta["`+metaClientCapabilities+`"] is required and must be an object`))
 	}
 	if r := checkStandardHeaders(c.Request().Header, msg); r != "" {
 		return refuse(errorResponse(id, codeHeaderMismatch, r))
 	}
-	cl.version, cl.versionStated = versionModern, true
+	cl.version, cl.versionStated, cl.clientCapabilities = versionModern, true, caps
 	if name, _ := msg.Value("method").(string); name == methodListen {
 		return s.serveListen(c, id, msg, log)
 	}

@@ -2,7 +2,9 @@ package mcpserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -424,5 +426,31 @@ func BenchmarkToolsListPOST2026(b *testing.B) {
 		if rec.Code != 200 {
 			b.Fatal(rec.Code)
 		}
+	}
+}
+
+// TestMethodTableEntry: a method is one table entry, and a 2026-07-28
+// handler sees the capabilities the request declared (what MCP Apps
+// views are gated on); before that revision there are none to see.
+func TestMethodTableEntry(t *testing.T) {
+	echoCaps := func(_ *Server, _ context.Context, cl *caller, msg *jsjson.Object, _ *slog.Logger) *response {
+		text, err := jsjson.Marshal(cl.clientCapabilities)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resultResponse(msg.Value("id"), eraResult(cl, []byte(`{"caps":`+string(text)+`}`)))
+	}
+	methods["test/caps"] = method{legacy: echoCaps, modern: echoCaps}
+	defer delete(methods, "test/caps")
+	env := newTestEnv(t, nil)
+	caps := `{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}`
+	rec := env.do(http.MethodPost, "", modernHdr("test/caps"),
+		strings.Replace(modernReq("1", "test/caps", ""), `clientCapabilities":{}`, `clientCapabilities":`+caps, 1))
+	if want := `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","caps":` + caps + `,` + serverInfo + `}}`; rec.Code != 200 || rec.Body.String() != want {
+		t.Errorf("2026-07-28: %d %s\nwant %s", rec.Code, rec.Body, want)
+	}
+	rec = env.do(http.MethodPost, "", hdr("Authorization", authGood, headerProtocolVersion, "2025-11-25"), `{"jsonrpc":"2.0","id":1,"method":"test/caps"}`)
+	if want := `{"jsonrpc":"2.0","id":1,"result":{"caps":null}}`; rec.Body.String() != want {
+		t.Errorf("2025-11-25: %s, want %s", rec.Body, want)
 	}
 }
