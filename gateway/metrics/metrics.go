@@ -87,7 +87,7 @@ func New(opts Options) *Metrics {
 			[]string{"status"}),
 		knownFuncs:   opts.Functions,
 		knownTools:   opts.Tools,
-		knownMethods: []string{"initialize", "ping", "tools/list", "tools/call", "notifications/initialized", "notifications/cancelled", "server/discover"},
+		knownMethods: []string{"initialize", "ping", "tools/list", "tools/call", "notifications/initialized", "notifications/cancelled", "server/discover", "subscriptions/listen"},
 		knownTables:  opts.Tables,
 	}
 	reg.MustRegister(m.httpRequests, m.httpDuration, m.rpcRequests, m.toolCalls, m.toolDuration,
