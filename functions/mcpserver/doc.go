@@ -125,13 +125,14 @@
 // a primitive batch element is answered with Invalid Request instead of
 // failing the batch with 500; bodies over the limit get 413 and long
 // batches 400; GET streams are bounded; CORS also allows
-// mcp-protocol-version and exposes WWW-Authenticate; 401s carry
+// mcp-protocol-version (and mcp-method and mcp-name only on preflights
+// asking for them and on 2026-07-28 answers, so drop-in answers keep their
+// bytes) and exposes WWW-Authenticate; 401s carry
 // WWW-Authenticate when a resource metadata URL is configured; unless
 // PinProtocol2024 is set, the protocol revision is negotiated and newer
 // revisions get structured results and tool execution errors, from
 // 2025-06-18 the MCP Apps views (_meta.ui and the resources methods), and
-// 2026-07-28 is served natively; an
-// allow-list of origins refuses others with 403; results may be redacted;
-// methods Echo does not route get the original's 405 only when the gateway
-// installs MethodFallback.
+// 2026-07-28 is served natively; an allow-list of origins refuses others
+// with 403; results may be redacted; methods Echo does not route get the
+// original's 405 only when the gateway installs MethodFallback.
 package mcpserver
