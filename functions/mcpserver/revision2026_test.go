@@ -349,6 +349,9 @@ func FuzzRevision2026(f *testing.F) {
 	f.Add([]byte(modernReq("1", "ping", "")), "v9", "ping", "")
 	f.Add([]byte(`{"id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":null}}}`), "", "tools/list", "")
 	f.Add([]byte(`[`+modernReq("1", "tools/list", "")+`]`), "2026-07-28", "tools/list", "")
+	appsMeta := strings.Replace(modernMeta, `clientCapabilities":{}`, `clientCapabilities":`+capsApps, 1)
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{`+appsMeta+`,"uri":"ui://pawtograder/assignment"}}`), "2026-07-28", "resources/read", "ui://pawtograder/assignment")
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{`+appsMeta+`}}`), "2026-07-28", "resources/list", "")
 	env := newTestEnv(f, func(o *Options) { o.MaxBodyBytes = 1 << 16 })
 	f.Fuzz(func(t *testing.T, body []byte, version, method, name string) {
 		for _, v := range []string{version, method, name} {
