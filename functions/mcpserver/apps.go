@@ -49,14 +49,11 @@ const (
 	firstVersionWithRequestCapabilities = "2026-07-28"
 )
 
-// metaClientCapabilities is the params._meta key carrying the client's
-// capabilities with each request from 2026-07-28 (server/discover,
-// "io.modelcontextprotocol/clientCapabilities").
-const metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-
 // appsOffered reports whether a request made under version, from a client
 // with the given capabilities (nil when the request carries none), gets the
-// views: _meta.ui in tools/list and the resources methods.
+// views: _meta.ui in tools/list and the resources methods. Handlers pass
+// caller.clientCapabilities, which serveModern fills from the request's
+// _meta at 2026-07-28 (revision2026.go).
 func appsOffered(version string, caps *jsjson.Object) bool {
 	switch {
 	case version < firstVersionWithApps:
@@ -84,8 +81,9 @@ func appsDeclaredAtInitialize(version string, params any) bool {
 }
 
 // requestCapabilities returns the client capabilities a request carries in
-// params._meta["io.modelcontextprotocol/clientCapabilities"] (2026-07-28),
-// or nil.
+// params._meta["io.modelcontextprotocol/clientCapabilities"], or nil. At
+// 2026-07-28 serveModern has already put them on the caller; this reads
+// them from a server/discover sent under a handshake revision.
 func requestCapabilities(params any) *jsjson.Object {
 	p, ok := params.(*jsjson.Object)
 	if !ok || p == nil {

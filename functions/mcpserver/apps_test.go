@@ -2,8 +2,11 @@ package mcpserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -215,39 +218,171 @@ func TestAppsOverHTTP(t *testing.T) {
 // border.
 const wantViewMeta = `{"ui":{"csp":{"connectDomains":[],"resourceDomains":[],"frameDomains":[],"baseUriDomains":[]},"prefersBorder":true}}`
 
-// TestAppsPerRequestCapabilities drives dispatch as a 2026-07-28 request
-// (the revision issue 18 adds) would: the views only for a request whose
-// _meta declares the extension; otherwise the structured list without
-// _meta.ui (pinned by tools_list_structured.golden) and unknown methods.
+// TestAppsPerRequestCapabilities follows 2026-07-28 requests over HTTP:
+// the views only for a request whose _meta declares the extension (then
+// server/discover declares resources and the extension, tools/list carries
+// _meta.ui, and the resources results carry resultType, the server's
+// identity and public caching hints); otherwise the answers of issue 18
+// (pinned by discover_2026.golden and tools_list_2026.golden) and 404
+// -32601 for the resources methods.
 func TestAppsPerRequestCapabilities(t *testing.T) {
 	env := newTestEnv(t, nil)
-	s := env.srv
-	cl := &caller{version: "2026-07-28"}
-	wrap := func(result []byte) []byte {
-		return append(append([]byte(`{"jsonrpc":"2.0","id":1,"result":`), result...), '}')
-	}
-	golden(t, "tools_list_structured.golden", wrap(s.toolsListResultStructured))
-	golden(t, "tools_list_apps.golden", wrap(s.apps.toolsList))
+	const review = "ui://pawtograder/submission-review"
 	for _, tc := range []struct {
-		name   string
-		params string
-		apps   bool
+		name string
+		caps string
+		apps bool
 	}{
-		{"no capabilities", `{}`, false},
-		{"other extension", `{"_meta":{"io.modelcontextprotocol/clientCapabilities":` + capsOtherExt + `}}`, false},
-		{"extension declared", `{"_meta":{"io.modelcontextprotocol/clientCapabilities":` + capsApps + `}}`, true},
+		{"no capabilities", capsNone, false},
+		{"other extension", capsOtherExt, false},
+		{"extension without the MIME type", capsAppsOther, false},
+		{"extension declared", capsApps, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, m := range []string{methodToolsList, methodResourcesList, methodResourcesRead, methodResourceTemplatesList} {
-				resp, ok := s.dispatchApps(cl, 1.0, m, decodeObject(t, tc.params))
-				if ok != tc.apps {
-					t.Errorf("%s: answered by the extension = %v, want %v", m, ok, tc.apps)
+			post := func(method, extra string, kv ...string) *httptest.ResponseRecorder {
+				body := strings.Replace(modernReq("1", method, extra), `clientCapabilities":{}`, `clientCapabilities":`+tc.caps, 1)
+				return env.do(http.MethodPost, "", modernHdr(method, kv...), body)
+			}
+			check := func(what string, rec *httptest.ResponseRecorder, status int, body string) {
+				t.Helper()
+				if rec.Code != status {
+					t.Errorf("%s: status %d, want %d", what, rec.Code, status)
 				}
-				if m == methodToolsList && ok && !bytes.Equal(resp.result, s.apps.toolsList) {
-					t.Errorf("tools/list: not the list with _meta.ui")
+				if diff := cmp.Diff(body, rec.Body.String()); diff != "" {
+					t.Errorf("%s (-want +got):\n%s", what, diff)
 				}
 			}
+			if !tc.apps {
+				for _, m := range []string{"server/discover", "tools/list"} {
+					want, err := os.ReadFile(filepath.Join("testdata", map[string]string{
+						"server/discover": "discover_2026.golden", "tools/list": "tools_list_2026.golden"}[m]))
+					if err != nil {
+						t.Fatal(err)
+					}
+					check(m, post(m, ""), 200, string(want))
+				}
+				for _, m := range []string{methodResourcesList, methodResourceTemplatesList} {
+					check(m, post(m, ""), 404, rpcErr("1", "-32601", "Method not found: "+m))
+				}
+				check("resources/read", post(methodResourcesRead, `,"uri":"`+review+`"`, "Mcp-Name", review), 404,
+					rpcErr("1", "-32601", "Method not found: resources/read"))
+				return
+			}
+			for _, c := range []struct{ method, golden string }{
+				{"server/discover", "discover_apps_2026.golden"},
+				{"tools/list", "tools_list_apps_2026.golden"},
+				{methodResourcesList, "resources_list_2026.golden"},
+			} {
+				rec := post(c.method, "")
+				if rec.Code != 200 {
+					t.Errorf("%s: status %d", c.method, rec.Code)
+				}
+				golden(t, c.golden, rec.Body.Bytes())
+			}
+			check(methodResourceTemplatesList, post(methodResourceTemplatesList, ""), 200,
+				`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","resourceTemplates":[],"ttlMs":3600000,"cacheScope":"public",`+serverInfo+`}}`)
+			check("unknown URI", post(methodResourcesRead, `,"uri":"ui://pawtograder/nope"`, "Mcp-Name", "ui://pawtograder/nope"), 400,
+				`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Resource not found","data":{"uri":"ui://pawtograder/nope"}}}`)
+			check("Mcp-Name differs from uri", post(methodResourcesRead, `,"uri":"`+review+`"`, "Mcp-Name", "ui://x"), 400,
+				rpcErr("1", "-32020", "Header mismatch: Mcp-Name header value 'ui://x' does not match body value '"+review+"'"))
+
+			rec := post(methodResourcesRead, `,"uri":"`+review+`"`, "Mcp-Name", review)
+			var read struct {
+				Result struct {
+					ResultType string `json:"resultType"`
+					Contents   []struct {
+						URI      string          `json:"uri"`
+						MIMEType string          `json:"mimeType"`
+						Text     string          `json:"text"`
+						Meta     json.RawMessage `json:"_meta"`
+					} `json:"contents"`
+					TTLMs      *int            `json:"ttlMs"`
+					CacheScope string          `json:"cacheScope"`
+					Meta       json.RawMessage `json:"_meta"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal(rec.Body.Bytes(), &read); err != nil || rec.Code != 200 {
+				t.Fatalf("resources/read: %d %v", rec.Code, err)
+			}
+			r := read.Result
+			v, _ := views.Lookup(review)
+			if c := r.Contents; len(c) != 1 || c[0].URI != review || c[0].MIMEType != views.MIMEType || c[0].Text != v.HTML || string(c[0].Meta) != wantViewMeta {
+				t.Errorf("resources/read: %d contents, want the submission review with its _meta", len(c))
+			}
+			if r.ResultType != "complete" || r.TTLMs == nil || *r.TTLMs != 3600000 || r.CacheScope != "public" ||
+				string(r.Meta) != `{"io.modelcontextprotocol/serverInfo":{"name":"pawtograder","version":"0.1.0"}}` {
+				t.Errorf("resources/read: resultType %q, ttlMs %v, cacheScope %q, _meta %s", r.ResultType, r.TTLMs, r.CacheScope, r.Meta)
+			}
+			if !bytes.HasPrefix(rec.Body.Bytes(), []byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","contents":[`)) {
+				t.Errorf("resources/read: resultType is not the result's first member")
+			}
 		})
+	}
+}
+
+// TestAppsModernListsMatch: at 2026-07-28 the views add only _meta.ui to
+// tools/list, and only resources and the extension to server/discover's
+// capabilities.
+func TestAppsModernListsMatch(t *testing.T) {
+	env := newTestEnv(t, nil)
+	s := env.srv
+	var plain, apps struct {
+		Tools []map[string]json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(s.toolsListResultModern, &plain); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(s.apps.toolsListModern, &apps); err != nil {
+		t.Fatal(err)
+	}
+	withUI := 0
+	for i, tool := range apps.Tools {
+		if _, ok := tool["_meta"]; ok {
+			withUI++
+			delete(tool, "_meta")
+		}
+		if diff := cmp.Diff(plain.Tools[i], tool); diff != "" {
+			t.Errorf("tool %d differs beyond _meta (-plain +apps):\n%s", i, diff)
+		}
+	}
+	if withUI != 6 {
+		t.Errorf("%d tools with _meta.ui, want 6", withUI)
+	}
+	want := bytes.Replace(s.discoverResult, []byte(`"capabilities":{"tools":{}}`),
+		[]byte(`"capabilities":{"tools":{},"resources":{},"extensions":{"io.modelcontextprotocol/ui":{}}}`), 1)
+	if diff := cmp.Diff(string(want), string(s.apps.discover)); diff != "" {
+		t.Errorf("server/discover (-want +got):\n%s", diff)
+	}
+}
+
+// TestAppsDiscoverLegacy: server/discover under a handshake revision
+// declares the views' capabilities only from 2025-06-18 and only when the
+// request's _meta declares the extension.
+func TestAppsDiscoverLegacy(t *testing.T) {
+	env := newTestEnv(t, nil)
+	s := env.srv
+	for _, tc := range []struct {
+		version, caps string
+		apps          bool
+	}{
+		{"2025-03-26", capsApps, false},
+		{"2025-06-18", "", false},
+		{"2025-06-18", capsApps, true},
+		{"2025-11-25", capsOtherExt, false},
+		{"2025-11-25", capsApps, true},
+	} {
+		body := `{"jsonrpc":"2.0","id":1,"method":"server/discover"}`
+		if tc.caps != "" {
+			body = `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":` + tc.caps + `}}}`
+		}
+		want := s.discoverResult
+		if tc.apps {
+			want = s.apps.discover
+		}
+		rec := env.do(http.MethodPost, "", hdr("Authorization", authGood, headerProtocolVersion, tc.version), body)
+		if w := `{"jsonrpc":"2.0","id":1,"result":` + string(want) + `}`; rec.Body.String() != w {
+			t.Errorf("%s %s: %s\nwant %s", tc.version, tc.caps, rec.Body, w)
+		}
 	}
 }
 
@@ -288,43 +423,54 @@ func TestToolsListWithUIMeta(t *testing.T) {
 	}
 }
 
-// FuzzAppsRequest feeds arbitrary params to the extension's dispatch at
-// every revision: it must never panic, never answer on the drop-in path,
-// and always answer resources/read from 2025-06-18 to 2025-11-25.
+// FuzzAppsRequest feeds arbitrary params to the method table at every
+// revision (at 2026-07-28 with the capabilities they declare, as
+// serveModern passes them): it must never panic, never offer the views on
+// the drop-in path, and always answer resources/read from 2025-06-18 to
+// 2025-11-25.
 func FuzzAppsRequest(f *testing.F) {
 	for _, seed := range []string{
 		`{}`, `null`, `5`, `[]`, `{"uri":"ui://pawtograder/assignment"}`, `{"uri":5}`,
 		`{"_meta":{"io.modelcontextprotocol/clientCapabilities":` + capsApps + `}}`,
 		`{"protocolVersion":"2025-11-25","capabilities":` + capsApps + `}`,
 		`{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":[null,{},"text/html;profile=mcp-app"]}}}}}`,
+		`{"uri":"ui://pawtograder/assignment","_meta":{"io.modelcontextprotocol/clientCapabilities":` + capsApps + `}}`,
 	} {
 		f.Add(seed)
 	}
 	env := newTestEnv(f, nil)
 	s := env.srv
+	log := slog.New(slog.DiscardHandler)
 	f.Fuzz(func(t *testing.T, params string) {
 		v, err := jsjson.Decode([]byte(params))
 		if err != nil {
 			return
 		}
 		for _, version := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"} {
-			cl := &caller{version: version}
-			for _, m := range []string{methodInitialize, methodToolsList, methodToolsCall, methodResourcesList, methodResourcesRead, "ping"} {
-				resp, ok := s.dispatchApps(cl, 1.0, m, v)
-				if ok && resp == nil {
-					t.Fatalf("%s at %s: answered without a response", m, version)
+			for _, m := range []string{methodInitialize, methodToolsList, methodResourcesList, methodResourcesRead, methodResourceTemplatesList, methodDiscover} {
+				msg := jsjson.NewObject(4).Set("jsonrpc", "2.0").Set("id", 1.0).Set("method", m).Set("params", v)
+				cl := &caller{version: version, versionStated: true}
+				var resp *response
+				if version == versionModern {
+					cl.clientCapabilities = requestCapabilities(v)
+					resp = s.dispatchModern(context.Background(), cl, msg, log)
+				} else {
+					resp = s.dispatch(context.Background(), cl, msg, log)
 				}
-				if m == methodInitialize {
-					continue // governed by the negotiated revision, not the header
+				if resp == nil {
+					t.Fatalf("%s at %s: no response", m, version)
 				}
-				if ok && version < firstVersionWithApps {
+				isResources := m == methodResourcesList || m == methodResourcesRead || m == methodResourceTemplatesList
+				notFound := resp.err != nil && resp.err.code == codeMethodNotFound
+				switch {
+				case version < firstVersionWithApps && isResources && !notFound:
 					t.Fatalf("%s answered on the drop-in path (%s)", m, version)
-				}
-				if m == methodResourcesRead && (version == "2025-06-18" || version == "2025-11-25") && !ok {
-					t.Fatalf("resources/read not answered at %s", version)
-				}
-				if (m == methodToolsCall || m == "ping") && ok {
-					t.Fatalf("%s answered by the extension", m)
+				case version < firstVersionWithApps && m == methodToolsList && !bytes.Equal(resp.result, s.toolsListResult):
+					t.Fatalf("tools/list at %s is not the original's", version)
+				case version < versionModern && version >= firstVersionWithApps && isResources && notFound:
+					t.Fatalf("%s not answered at %s", m, version)
+				case version == versionModern && isResources && notFound != !declaresApps(cl.clientCapabilities):
+					t.Fatalf("%s at %s: not found = %v with capabilities %v", m, version, notFound, cl.clientCapabilities)
 				}
 			}
 		}

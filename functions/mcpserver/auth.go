@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/pawtograder/mcp-gateway/gateway/apierror"
+	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
 	"github.com/pawtograder/mcp-gateway/gateway/userdb"
 )
@@ -20,6 +21,15 @@ type caller struct {
 	// line.
 	version   string
 	requestID string
+	// versionStated is set when the request names its revision (the
+	// MCP-Protocol-Version header or _meta); server/discover is answered
+	// only then, so a request without any keeps the original's -32601.
+	versionStated bool
+	// clientCapabilities are the capabilities a 2026-07-28 request declares
+	// in _meta (never nil at that revision; nil before, where a stateless
+	// server cannot know what initialize declared). Features gated on a
+	// client capability read them here.
+	clientCapabilities *jsjson.Object
 }
 
 // authenticate runs the original's authenticateMCPRequest: verify the

@@ -18,11 +18,25 @@ import (
 // `node` npm package).
 var conformanceDir = filepath.Join("testdata", "conformance")
 
-// conformanceScenarios are the suite's server scenarios that apply to a
-// tools-only server whose tools read a database: the others need the
-// suite's own test tools, prompts, resources, logging, sampling or
-// elicitation, none of which this server has.
-var conformanceScenarios = []string{"server-initialize", "ping", "tools-list", "dns-rebinding-protection"}
+// conformanceRuns are the suite's server scenarios that apply to a
+// tools-only server whose tools read a database, per protocol revision:
+// the others need the suite's own test tools, prompts, resources, logging,
+// sampling or elicitation, none of which this server has. At 2026-07-28
+// the suite speaks the stateless wire (server/discover, per-request _meta,
+// Mcp-Method/Mcp-Name); version 0.2.0-alpha.12 (package.json) is the newest
+// with that revision's server scenarios.
+var conformanceRuns = []struct {
+	specVersion string
+	scenarios   []string
+}{
+	{"2025-11-25", []string{"server-initialize", "ping", "tools-list", "dns-rebinding-protection"}},
+	{"2026-07-28", []string{"server-stateless", "tools-list", "caching", "http-header-validation", "dns-rebinding-protection"}},
+}
+
+// conformanceBaseline lists the checks of those scenarios that cannot pass
+// here, each with its reason (the suite fails a run on any other failure,
+// and on an entry that passes).
+var conformanceBaseline = filepath.Join(conformanceDir, "expected-failures.yml")
 
 // TestConformance runs the official MCP conformance suite's applicable
 // server scenarios against the server. The suite cannot send a bearer
@@ -76,22 +90,29 @@ func TestConformance(t *testing.T) {
 	}
 	front.Start()
 
-	for _, scenario := range conformanceScenarios {
-		t.Run(scenario, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, node, filepath.Join("node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js"),
-				"server", "--url", frontURL+"/functions/v1/mcp-server", "--scenario", scenario, "--output-dir", t.TempDir())
-			cmd.Dir = conformanceDir
-			cmd.Env = append(os.Environ(), "NO_COLOR=1")
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			if err := cmd.Run(); err != nil {
-				t.Errorf("conformance %s: %v\n%s", scenario, err, out.String())
-				return
-			}
-			t.Logf("conformance %s:\n%s", scenario, out.String())
-		})
+	baseline, err := filepath.Abs(conformanceBaseline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range conformanceRuns {
+		for _, scenario := range run.scenarios {
+			t.Run(run.specVersion+"/"+scenario, func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, node, filepath.Join("node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js"),
+					"server", "--url", frontURL+"/functions/v1/mcp-server", "--scenario", scenario,
+					"--spec-version", run.specVersion, "--expected-failures", baseline, "--output-dir", t.TempDir())
+				cmd.Dir = conformanceDir
+				cmd.Env = append(os.Environ(), "NO_COLOR=1")
+				var out bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &out, &out
+				if err := cmd.Run(); err != nil {
+					t.Errorf("conformance %s at %s: %v\n%s", scenario, run.specVersion, err, out.String())
+					return
+				}
+				t.Logf("conformance %s at %s:\n%s", scenario, run.specVersion, out.String())
+			})
+		}
 	}
 	waitFor(t, "event streams to be released", func() bool { return env.srv.streams.open() == 0 })
 }

@@ -49,14 +49,28 @@
 //
 // With Options.PinProtocol2024 the server is the original: initialize
 // always answers 2024-11-05, MCP-Protocol-Version is ignored and every
-// request is answered as 2024-11-05. Otherwise initialize echoes the
-// client's requested revision when it is one of 2025-11-25, 2025-06-18,
-// 2025-03-26 or 2024-11-05 (else the newest), and each later request is
-// served under the revision its MCP-Protocol-Version header names (2025-03-26
-// when absent, as the transport specification asks; 400 when unsupported,
-// after authentication and before the body is read). The server keeps no
-// sessions, so the header is the only memory of the negotiation:
+// request is answered as 2024-11-05. Otherwise each request's revision is
+// chosen on its own (docs/compatibility.md, "Protocol revisions"):
 //
+//   - a single request whose MCP-Protocol-Version header is 2026-07-28, or
+//     whose params._meta names a revision, is served statelessly at
+//     2026-07-28 (revision2026.go): header and _meta must agree (-32020),
+//     _meta must carry the revision (-32602) and the client's capabilities
+//     (-32602), Mcp-Method and Mcp-Name must match the body (-32020), all
+//     with 400; an unknown or removed method (initialize, ping) is -32601
+//     with 404; results carry resultType and the server's identity in
+//     _meta, tools/list the caching hints, structuredContent is the tool's
+//     value itself; server/discover lists every revision served;
+//     subscriptions/listen is acknowledged with no notification types and
+//     ended at once (there is nothing to notify); GET is 405;
+//   - otherwise initialize echoes the client's requested revision when it
+//     is one of 2025-11-25, 2025-06-18, 2025-03-26 or 2024-11-05 (else the
+//     newest), and each later request is served under the revision its
+//     MCP-Protocol-Version header names (2025-03-26 when absent, as the
+//     transport specification asks); any other header value is -32022
+//     (UnsupportedProtocolVersionError, HTTP 400) with the revisions
+//     served, once the body is read. The server keeps no sessions, so the
+//     header is the only memory of the negotiation:
 //   - 2024-11-05 and 2025-03-26 answer byte for byte as the original;
 //   - 2025-06-18 refuses batches (400 -32600), lists each tool's
 //     outputSchema after its inputSchema, and adds structuredContent
@@ -67,9 +81,10 @@
 //     "isError":true}, SEP-1303) and an unknown tool with -32602 instead of
 //     -32000, as the specification's own example does.
 //
-// server/discover (the 2026-07-28 draft) is an unknown method: -32601, or
-// 400 when the header names the draft revision; SDK clients then fall back
-// to initialize.
+// server/discover is also answered under the handshake revisions whenever
+// the request names one; without any version information it stays the
+// original's -32601. Methods are dispatched through one table (methods.go)
+// with a handler per era.
 //
 // # MCP Apps views
 //
@@ -80,8 +95,10 @@
 // only to a client that declares the extension. The drop-in path (no
 // header, 2024-11-05, 2025-03-26, PinProtocol2024) is unchanged, and at
 // 2026-07-28 the views go only to requests whose capabilities declare the
-// extension. apps.go holds the rule, resources.go the answers
-// (docs/views.md).
+// extension (caller.clientCapabilities), where server/discover then also
+// declares resources and the extension and the resources results carry
+// resultType and public caching hints. apps.go holds the rule, resources.go
+// the answers, which are entries of the method table (docs/views.md).
 //
 // # Origins, metrics, audit and redaction
 //
@@ -112,12 +129,14 @@
 // a primitive batch element is answered with Invalid Request instead of
 // failing the batch with 500; bodies over the limit get 413 and long
 // batches 400; GET streams are bounded; CORS also allows
-// mcp-protocol-version and exposes WWW-Authenticate; 401s carry
+// mcp-protocol-version (and mcp-method and mcp-name only on preflights
+// asking for them and on 2026-07-28 answers, so drop-in answers keep their
+// bytes) and exposes WWW-Authenticate; 401s carry
 // WWW-Authenticate when a resource metadata URL is configured; unless
 // PinProtocol2024 is set, the protocol revision is negotiated and newer
-// revisions get structured results and tool execution errors, and from
-// 2025-06-18 the MCP Apps views (_meta.ui and the resources methods); an
-// allow-list of origins refuses others with 403; results may be redacted;
-// methods Echo does not route get the original's 405 only when the gateway
-// installs MethodFallback.
+// revisions get structured results and tool execution errors, from
+// 2025-06-18 the MCP Apps views (_meta.ui and the resources methods), and
+// 2026-07-28 is served natively; an allow-list of origins refuses others
+// with 403; results may be redacted; methods Echo does not route get the
+// original's 405 only when the gateway installs MethodFallback.
 package mcpserver

@@ -64,18 +64,20 @@ func (rt *recordingTransport) exchanges() []exchange {
 }
 
 // TestGoSDKClient drives the server with the official Go SDK's streamable
-// client (github.com/modelcontextprotocol/go-sdk v1.8): it first tries the
-// 2026-07-28 draft's server/discover, must fall back cleanly to initialize
-// when the server refuses the revision, then lists tools and calls them.
-// Negotiated, the session runs at 2025-11-25 with structured results;
-// pinned, at the original's 2024-11-05 without them.
+// client (github.com/modelcontextprotocol/go-sdk v1.8), which first sends
+// 2026-07-28's server/discover. Negotiated, the server answers it, so the
+// client stays at 2026-07-28 with no initialize, sends every request with
+// that revision's _meta and headers, and gets the tools' values as
+// structuredContent. Pinned (the original), discover is an unknown method,
+// the client falls back to initialize and runs at 2024-11-05 without
+// structured results.
 func TestGoSDKClient(t *testing.T) {
 	for _, mode := range []struct {
 		name        string
 		pin         bool
 		wantVersion string
 	}{
-		{"negotiated", false, "2025-11-25"},
+		{"negotiated", false, "2026-07-28"},
 		{"pinned", true, "2024-11-05"},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
@@ -117,10 +119,8 @@ func TestGoSDKClient(t *testing.T) {
 				t.Fatalf("CallTool: %v", err)
 			}
 			got := map[string]any{"text": textOf(res), "structuredContent": res.StructuredContent, "isError": res.IsError}
+			// At 2026-07-28 structuredContent is the value itself, here null.
 			want := map[string]any{"text": "null", "structuredContent": nil, "isError": false}
-			if structured {
-				want["structuredContent"] = map[string]any{"result": nil}
-			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("get_assignment (-want +got):\n%s", diff)
 			}
@@ -145,27 +145,28 @@ func TestGoSDKClient(t *testing.T) {
 				t.Errorf("Close: %v", err)
 			}
 
-			// The handshake: server/discover at the draft revision is refused
-			// (negotiated: 400, the header names an unsupported revision;
-			// pinned: 200 with -32601, as the original answers any unknown
-			// method), initialize follows, and every later request carries
-			// the negotiated revision.
+			// The start: negotiated, server/discover is answered and the
+			// client goes straight on at 2026-07-28; pinned, it is the
+			// original's -32601 (HTTP 200) and initialize follows.
 			ex := rt.exchanges()
 			if len(ex) < 3 {
 				t.Fatalf("exchanges: %+v", ex)
 			}
-			discoverStatus := http.StatusBadRequest
-			if mode.pin {
-				discoverStatus = http.StatusOK
-			}
 			wantStart := []exchange{
-				{"POST", "server/discover", "2026-07-28", discoverStatus},
-				{"POST", "initialize", "", 200},
+				{"POST", "server/discover", "2026-07-28", http.StatusOK},
+				{"POST", "tools/list", "2026-07-28", http.StatusOK},
+			}
+			if mode.pin {
+				wantStart[1] = exchange{"POST", "initialize", "", http.StatusOK}
 			}
 			if diff := cmp.Diff(wantStart, ex[:2]); diff != "" {
-				t.Errorf("handshake (-want +got):\n%s", diff)
+				t.Errorf("start (-want +got):\n%s", diff)
 			}
-			for _, e := range ex[2:] {
+			rest := ex[2:] // after the handshake
+			if !mode.pin {
+				rest = ex[1:] // every request after discover
+			}
+			for _, e := range rest {
 				if e.Version != mode.wantVersion {
 					t.Errorf("%s %s sent MCP-Protocol-Version %q, want %q", e.HTTPMethod, e.RPCMethod, e.Version, mode.wantVersion)
 				}

@@ -203,6 +203,25 @@ var wantCORS = map[string]string{
 	"Access-Control-Expose-Headers": "WWW-Authenticate",
 }
 
+// wantCORSModern are the CORS headers of an answer at 2026-07-28 and of a
+// preflight asking for Mcp-Method or Mcp-Name.
+var wantCORSModern = map[string]string{
+	"Access-Control-Allow-Origin":   "*",
+	"Access-Control-Allow-Headers":  "authorization, x-client-info, apikey, content-type, accept, mcp-session-id, last-event-id, mcp-protocol-version, mcp-method, mcp-name",
+	"Access-Control-Allow-Methods":  "GET, POST, DELETE, OPTIONS",
+	"Access-Control-Expose-Headers": "WWW-Authenticate",
+}
+
+// corsFor returns the CORS headers a request with header gets: those of
+// 2026-07-28 when its MCP-Protocol-Version says so (and env is not
+// pinned), wantCORS otherwise. Preflights are covered by TestCORSPerRevision.
+func corsFor(env *testEnv, method string, header map[string]string) map[string]string {
+	if method != http.MethodOptions && header[headerProtocolVersion] == "2026-07-28" && !env.srv.pinProtocol {
+		return wantCORSModern
+	}
+	return wantCORS
+}
+
 // checkHeaders compares the named headers; an empty want means absent.
 func checkHeaders(t testing.TB, got http.Header, want map[string]string) {
 	t.Helper()

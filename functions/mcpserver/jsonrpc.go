@@ -29,10 +29,12 @@ const (
 	msgBatchTooLargeFn = "Batch too large: at most %d messages"
 )
 
-// rpcError is a JSON-RPC error object. The original never sends data.
+// rpcError is a JSON-RPC error object. The original never sends data;
+// revision 2026-07-28 errors may (data is compact JSON, nil for none).
 type rpcError struct {
 	code    int
 	message string
+	data    []byte
 }
 
 // response is one JSON-RPC response. result holds the compact JSON text of
@@ -94,6 +96,10 @@ func (e *rpcError) appendJSON(dst []byte) []byte {
 	dst = strconv.AppendInt(dst, int64(e.code), 10)
 	dst = append(dst, `,"message":`...)
 	dst = jsjson.AppendString(dst, e.message)
+	if e.data != nil {
+		dst = append(dst, `,"data":`...)
+		dst = append(dst, e.data...)
+	}
 	return append(dst, '}')
 }
 

@@ -19,6 +19,8 @@ const (
 	methodToolsCall   = "tools/call"
 	methodPing        = "ping"
 	methodInitialized = "notifications/initialized"
+	methodDiscover    = "server/discover"
+	methodListen      = "subscriptions/listen"
 )
 
 // protocolVersion is the revision the original always answers, whatever the
@@ -28,35 +30,83 @@ const protocolVersion = "2024-11-05"
 // pingResult is the empty result of ping.
 var pingResult = []byte(`{}`)
 
-// dispatch runs one request (a message with a non-null id) and returns its
-// response, or nil when the method produces none (notifications/initialized
-// sent with an id). It mirrors the original's handleMCPRequest: the method is
-// compared with strict equality, so only strings match, and any failure
-// inside a method becomes -32000 in an HTTP 200 answer.
-func (s *Server) dispatch(ctx context.Context, cl *caller, msg *jsjson.Object, log *slog.Logger) *response {
-	id := messageID(msg)
-	method, present := msg.Get("method")
-	name, _ := method.(string)
-	s.metrics.RPCRequest(name)
-	if resp, ok := s.dispatchApps(cl, id, name, msg.Value("params")); ok {
-		return resp // MCP Apps views, where negotiated (apps.go)
-	}
-	switch name {
-	case methodInitialize:
-		return resultResponse(id, s.initializeResults[s.negotiate(msg.Value("params"))])
-	case methodToolsList:
-		if structuredOutput(cl.version) {
-			return resultResponse(id, s.toolsListResultStructured)
+// handler answers one request (a message with a non-null id) and returns
+// its response, or nil when the method produces none.
+type handler func(s *Server, ctx context.Context, cl *caller, msg *jsjson.Object, log *slog.Logger) *response
+
+// method is how one JSON-RPC method is answered in each protocol era. A nil
+// handler means the method does not exist in that era: -32601 (with HTTP
+// 404 at 2026-07-28). Adding a method is one entry here.
+type method struct {
+	// legacy answers under the handshake revisions, 2024-11-05 … 2025-11-25.
+	legacy handler
+	// modern answers at 2026-07-28; its result carries resultType and the
+	// server's identity (modernResult). subscriptions/listen, answered with
+	// an event stream, is served by the transport (serveListen).
+	modern handler
+}
+
+// methods is the dispatch table of both eras. initialize, ping and
+// notifications/initialized were removed by 2026-07-28, which answers them
+// as unknown methods, as the revision says.
+var methods = map[string]method{
+	methodInitialize: {legacy: func(s *Server, _ context.Context, _ *caller, msg *jsjson.Object, _ *slog.Logger) *response {
+		params := msg.Value("params")
+		v := s.negotiate(params)
+		if appsDeclaredAtInitialize(v, params) {
+			return resultResponse(messageID(msg), s.apps.initialize[v]) // MCP Apps (apps.go)
 		}
-		return resultResponse(id, s.toolsListResult)
-	case methodToolsCall:
-		return s.toolsCall(ctx, cl, id, msg.Value("params"), log)
-	case methodInitialized:
-		return nil
-	case methodPing:
-		return resultResponse(id, pingResult)
+		return resultResponse(messageID(msg), s.initializeResults[v])
+	}},
+	methodInitialized: {legacy: func(*Server, context.Context, *caller, *jsjson.Object, *slog.Logger) *response { return nil }},
+	methodPing: {legacy: func(_ *Server, _ context.Context, _ *caller, msg *jsjson.Object, _ *slog.Logger) *response {
+		return resultResponse(messageID(msg), pingResult)
+	}},
+	methodToolsList: {
+		legacy: func(s *Server, _ context.Context, cl *caller, msg *jsjson.Object, _ *slog.Logger) *response {
+			switch {
+			case appsOffered(cl.version, cl.clientCapabilities):
+				return resultResponse(messageID(msg), s.apps.toolsList) // with _meta.ui (apps.go)
+			case structuredOutput(cl.version):
+				return resultResponse(messageID(msg), s.toolsListResultStructured)
+			}
+			return resultResponse(messageID(msg), s.toolsListResult)
+		},
+		modern: func(s *Server, _ context.Context, cl *caller, msg *jsjson.Object, _ *slog.Logger) *response {
+			if appsOffered(cl.version, cl.clientCapabilities) {
+				return resultResponse(messageID(msg), s.apps.toolsListModern)
+			}
+			return resultResponse(messageID(msg), s.toolsListResultModern)
+		},
+	},
+	methodToolsCall: {legacy: (*Server).toolsCallRequest, modern: (*Server).toolsCallRequest},
+	methodDiscover:  {legacy: (*Server).discoverLegacy, modern: (*Server).discover},
+	// The MCP Apps views' resources (resources.go): both eras, answered
+	// only where appsOffered allows and -32601 elsewhere.
+	methodResourcesList:         {legacy: (*Server).resourcesList, modern: (*Server).resourcesList},
+	methodResourcesRead:         {legacy: (*Server).resourcesRead, modern: (*Server).resourcesRead},
+	methodResourceTemplatesList: {legacy: (*Server).resourceTemplatesList, modern: (*Server).resourceTemplatesList},
+}
+
+// dispatch runs one request of a handshake revision (a message with a
+// non-null id) and returns its response, or nil when the method produces
+// none (notifications/initialized sent with an id). It mirrors the
+// original's handleMCPRequest: the method is compared with strict
+// equality, so only strings match, and any failure inside a method becomes
+// -32000 in an HTTP 200 answer.
+func (s *Server) dispatch(ctx context.Context, cl *caller, msg *jsjson.Object, log *slog.Logger) *response {
+	m, present := msg.Get("method")
+	name, _ := m.(string)
+	s.metrics.RPCRequest(name)
+	if h := methods[name].legacy; h != nil {
+		return h(s, ctx, cl, msg, log)
 	}
-	return errorResponse(id, codeMethodNotFound, "Method not found: "+jsString(method, present))
+	return errorResponse(messageID(msg), codeMethodNotFound, "Method not found: "+jsString(m, present))
+}
+
+// toolsCallRequest is tools/call as a table entry.
+func (s *Server) toolsCallRequest(ctx context.Context, cl *caller, msg *jsjson.Object, log *slog.Logger) *response {
+	return s.toolsCall(ctx, cl, messageID(msg), msg.Value("params"), log)
 }
 
 // toolsCall runs tools/call. params.name is printed with JavaScript's String
@@ -65,7 +115,8 @@ func (s *Server) dispatch(ctx context.Context, cl *caller, msg *jsjson.Object, l
 // followed by property reads that find nothing on a non-object.
 //
 // The answer depends on the request's revision: from 2025-06-18 the result
-// also carries structuredContent {"result": <value>}; from 2025-11-25
+// also carries structuredContent {"result": <value>} (the value itself from
+// 2026-07-28, with resultType and the server's identity); from 2025-11-25
 // arguments that fail the tool's schema are a tool execution error (an
 // isError result the model can act on, SEP-1303) and an unknown tool is
 // -32602. Every call is counted in Metrics and written to the audit log.
@@ -98,7 +149,7 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 		if toolInputErrorsAsResults(cl.version) {
 			switch outcome {
 			case OutcomeInvalidParams:
-				return resultResponse(id, toolErrorResult(err.Error()))
+				return resultResponse(id, eraResult(cl, toolErrorResult(err.Error())))
 			case OutcomeUnknownTool:
 				code = codeInvalidParams
 			}
@@ -118,14 +169,20 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 	}
 	var structured []byte
 	if structuredOutput(cl.version) {
-		if structured, err = jsjson.Marshal(tools.StructuredResult(result)); err != nil {
+		// From 2026-07-28 structuredContent may be any JSON value, so it is
+		// the tool's value itself; before, it had to be an object.
+		var value any = result
+		if cl.version != versionModern {
+			value = tools.StructuredResult(result)
+		}
+		if structured, err = jsjson.Marshal(value); err != nil {
 			log.Error("mcp-server: encoding structured tool result", "tool", name, "error", err)
 			return errorResponse(id, codeServerError, msgInternalError)
 		}
 	}
 	outcome = OutcomeOK
 	log.Info("mcp-server: tool call", "tool", name, "duration_ms", time.Since(start).Milliseconds(), "result_bytes", len(text))
-	return resultResponse(id, toolCallResult(text, structured))
+	return resultResponse(id, eraResult(cl, toolCallResult(text, structured)))
 }
 
 // toolErrorCode maps a registry error to its JSON-RPC code. Only schema

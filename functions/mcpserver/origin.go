@@ -134,7 +134,7 @@ func (s *Server) setCORSFor(c echo.Context) bool {
 	if allow != "" {
 		h.Set("Access-Control-Allow-Origin", allow)
 	}
-	h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
+	h.Set("Access-Control-Allow-Headers", s.corsAllowHeadersFor(c.Request()))
 	h.Set("Access-Control-Allow-Methods", corsAllowMethods)
 	h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
 	if vary {
@@ -148,4 +148,39 @@ func (s *Server) setCORSFor(c echo.Context) bool {
 func (s *Server) refuseOrigin(c echo.Context) error {
 	s.requestLogger(c).Info("mcp-server: origin refused", "origin", headerJS(c.Request().Header, "Origin"))
 	return writeJSON(c, http.StatusForbidden, envelope(codeServerError, msgOriginRefusedPrefix+headerJS(c.Request().Header, "Origin")))
+}
+
+// corsAllowHeadersFor is the Access-Control-Allow-Headers value for r:
+// corsAllowHeadersModern for a preflight whose Access-Control-Request-Headers
+// names mcp-method or mcp-name (a browser client about to send a
+// 2026-07-28 request; allowed even with PinProtocol2024, so that such a
+// client reaches the server and falls back to initialize instead of failing
+// the preflight) and for a request at 2026-07-28 (its MCP-Protocol-Version
+// header, unless pinned); the original's list, with mcp-protocol-version,
+// otherwise. No Vary is needed: browsers read this header only on
+// preflights, whose answers HTTP caches do not store.
+func (s *Server) corsAllowHeadersFor(r *http.Request) string {
+	if r.Method == http.MethodOptions {
+		if requestsModernHeaders(headerJS(r.Header, "Access-Control-Request-Headers")) {
+			return corsAllowHeadersModern
+		}
+		return corsAllowHeaders
+	}
+	if !s.pinProtocol && headerJS(r.Header, headerProtocolVersion) == versionModern {
+		return corsAllowHeadersModern
+	}
+	return corsAllowHeaders
+}
+
+// requestsModernHeaders reports whether an Access-Control-Request-Headers
+// value (comma-separated field names, any case) names Mcp-Method or
+// Mcp-Name.
+func requestsModernHeaders(list string) bool {
+	for name := range strings.SplitSeq(list, ",") {
+		name = strings.TrimSpace(name)
+		if strings.EqualFold(name, headerMcpMethod) || strings.EqualFold(name, headerMcpName) {
+			return true
+		}
+	}
+	return false
 }

@@ -129,3 +129,71 @@ func TestOriginDefaultLoopback(t *testing.T) {
 		}
 	}
 }
+
+// TestCORSPerRevision: the drop-in path's CORS answers are byte for byte
+// those from before revision 2026-07-28 (every header of a preflight and of
+// a POST), while a browser's preflight for a 2026-07-28 request (which
+// carries Mcp-Method and Mcp-Name) is allowed, and answers at 2026-07-28
+// list the two names too. With PinProtocol2024 such a preflight still
+// passes (the client then falls back to initialize), but POSTs keep the
+// original's list.
+func TestCORSPerRevision(t *testing.T) {
+	// The exact headers before issue 18, all of them.
+	const dropIn = "authorization, x-client-info, apikey, content-type, accept, mcp-session-id, last-event-id, mcp-protocol-version"
+	const modern = dropIn + ", mcp-method, mcp-name"
+	preflightHeaders := func(allow string) http.Header {
+		return http.Header{
+			"Access-Control-Allow-Origin":   {"*"},
+			"Access-Control-Allow-Headers":  {allow},
+			"Access-Control-Allow-Methods":  {"GET, POST, DELETE, OPTIONS"},
+			"Access-Control-Expose-Headers": {"WWW-Authenticate"},
+			"Content-Type":                  {"text/plain;charset=UTF-8"},
+		}
+	}
+	postHeaders := func(allow string) http.Header {
+		h := preflightHeaders(allow)
+		h["Content-Type"] = []string{"application/json"}
+		return h
+	}
+	preflight := func(requested string) map[string]string {
+		h := map[string]string{"Origin": "https://app.example.edu", "Access-Control-Request-Method": "POST"}
+		if requested != "" {
+			h["Access-Control-Request-Headers"] = requested
+		}
+		return h
+	}
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+	for _, tc := range []struct {
+		name   string
+		pin    bool
+		method string
+		header map[string]string
+		body   string
+		want   http.Header
+	}{
+		{"drop-in preflight", false, http.MethodOptions, preflight("authorization,content-type"), "", preflightHeaders(dropIn)},
+		{"preflight without requested headers", false, http.MethodOptions, preflight(""), "", preflightHeaders(dropIn)},
+		{"2025-06-18 preflight", false, http.MethodOptions, preflight("authorization,content-type,mcp-protocol-version"), "", preflightHeaders(dropIn)},
+		{"a look-alike name", false, http.MethodOptions, preflight("authorization,x-mcp-method,mcp-names"), "", preflightHeaders(dropIn)},
+		{"drop-in POST", false, http.MethodPost, hdr("Authorization", authGood), initialize, postHeaders(dropIn)},
+		{"2025-11-25 POST", false, http.MethodPost, hdr("Authorization", authGood, headerProtocolVersion, "2025-11-25"), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, postHeaders(dropIn)},
+		// Chromium's list for the TypeScript SDK v2 at 2026-07-28: sorted,
+		// lower case, comma without space.
+		{"2026-07-28 browser preflight", false, http.MethodOptions, preflight("authorization,content-type,mcp-method,mcp-name,mcp-protocol-version"), "", preflightHeaders(modern)},
+		{"2026-07-28 preflight, one name, any case", false, http.MethodOptions, preflight("Content-Type, MCP-Method"), "", preflightHeaders(modern)},
+		{"2026-07-28 POST", false, http.MethodPost, modernHdr("tools/list"), modernReq("1", "tools/list", ""), postHeaders(modern)},
+		{"pinned: 2026-07-28 preflight", true, http.MethodOptions, preflight("authorization,content-type,mcp-method,mcp-protocol-version"), "", preflightHeaders(modern)},
+		{"pinned: 2026-07-28 POST", true, http.MethodPost, modernHdr("tools/list"), modernReq("1", "tools/list", ""), postHeaders(dropIn)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newTestEnv(t, func(o *Options) { o.PinProtocol2024 = tc.pin; o.AllowedOrigins = []string{"*"} })
+			rec := env.do(tc.method, "", tc.header, tc.body)
+			if rec.Code != http.StatusOK {
+				t.Errorf("status %d: %s", rec.Code, rec.Body)
+			}
+			if diff := cmp.Diff(tc.want, rec.Header()); diff != "" {
+				t.Errorf("headers (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

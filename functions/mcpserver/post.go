@@ -25,11 +25,18 @@ func (s *Server) servePOST(c echo.Context) error {
 		s.setChallenge(c, ae)
 		return writeJSON(c, ae.Status, envelope(transportCode(ae.Status), ae.Message))
 	}
-	version, ok := s.requestVersion(headerJS(c.Request().Header, headerProtocolVersion))
-	if !ok {
-		return writeJSON(c, http.StatusBadRequest, envelope(codeServerError, unsupportedVersionMessage(version)))
+	// The revision is chosen per request (docs/compatibility.md, "Protocol
+	// revisions"): MCP-Protocol-Version when it names a handshake revision
+	// (2025-03-26 when absent), 2026-07-28 when it or the body's _meta says
+	// so. An unsupported value is refused once the body is read, so the
+	// answer can echo the request's id.
+	hv := headerJS(c.Request().Header, headerProtocolVersion)
+	version, ok := s.requestVersion(hv)
+	if !s.pinProtocol && hv == versionModern {
+		version, ok = versionModern, true
 	}
 	cl.version, cl.requestID = version, requestID(c)
+	cl.versionStated = hv != "" && !s.pinProtocol
 
 	body, err := s.readBody(c.Request())
 	if err != nil {
@@ -47,11 +54,26 @@ func (s *Server) servePOST(c echo.Context) error {
 		return writeJSON(c, http.StatusBadRequest, envelope(codeParseError, msgParseError))
 	}
 
+	obj, isObject := msg.(*jsjson.Object)
+	var meta requestMeta
+	if isObject && !s.pinProtocol {
+		meta = readMeta(obj)
+		if hv == versionModern || meta.hasVersion {
+			return s.serveModern(c, cl, obj, hv, meta, log)
+		}
+	}
+	if !ok {
+		var id any
+		if isObject {
+			id = messageID(obj)
+		}
+		return s.writeResponse(c, http.StatusBadRequest, unsupportedVersion(id, hv), log)
+	}
+
 	accept := headerJS(c.Request().Header, "Accept")
 	acceptsSSE := strings.Contains(accept, "text/event-stream")
 	acceptsJSON := accept == "" || strings.Contains(accept, "application/json") || strings.Contains(accept, "*/*")
 
-	ctx := c.Request().Context()
 	switch m := msg.(type) {
 	case []any:
 		if !batchesAllowed(version) {
@@ -60,20 +82,7 @@ func (s *Server) servePOST(c echo.Context) error {
 		}
 		return s.serveBatch(c, cl, m, acceptsSSE && !acceptsJSON, log)
 	case *jsjson.Object:
-		if m.Value("id") == nil { // missing or null: a notification
-			return c.NoContent(http.StatusAccepted)
-		}
-		resp := s.dispatch(ctx, cl, m, log)
-		if resp == nil {
-			return c.NoContent(http.StatusAccepted)
-		}
-		// A single request is always answered with JSON, even when the
-		// client accepts only text/event-stream (as the original does).
-		out, err := resp.appendJSON(make([]byte, 0, 128+len(resp.result)))
-		if err != nil {
-			return s.internalError(c, log, err)
-		}
-		return writeJSON(c, http.StatusOK, out)
+		return s.answerSingle(c, cl, m, log)
 	case nil:
 		// The original threw a TypeError reading .id of null (500).
 		return writeJSON(c, http.StatusBadRequest, envelope(codeInvalidRequest, msgInvalidRequest))
@@ -81,6 +90,20 @@ func (s *Server) servePOST(c echo.Context) error {
 		// A string, number or boolean has no id: the original answers 202.
 		return c.NoContent(http.StatusAccepted)
 	}
+}
+
+// answerSingle answers a single message of a handshake revision: 202 for
+// a notification (or a method without a response), else the response as
+// JSON whatever Accept says (as the original does).
+func (s *Server) answerSingle(c echo.Context, cl *caller, m *jsjson.Object, log *slog.Logger) error {
+	if m.Value("id") == nil { // missing or null: a notification
+		return c.NoContent(http.StatusAccepted)
+	}
+	resp := s.dispatch(c.Request().Context(), cl, m, log)
+	if resp == nil {
+		return c.NoContent(http.StatusAccepted)
+	}
+	return s.writeResponse(c, http.StatusOK, resp, log)
 }
 
 // errBodyTooLarge reports a body over Options.MaxBodyBytes.

@@ -1,33 +1,54 @@
 package mcpserver
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/views"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 )
 
 // codeResourceNotFound is the resources specification's error for an
-// unknown URI (2025-06-18 and later).
+// unknown URI from 2025-06-18 to 2025-11-25; 2026-07-28 answers -32602
+// with the URI in data instead (server/resources, "Error Handling").
 const codeResourceNotFound = -32002
 
 // resourceTemplatesResult is the empty resources/templates/list result.
 var resourceTemplatesResult = []byte(`{"resourceTemplates":[]}`)
 
 // appsAnswers are the pre-encoded answers of the MCP Apps extension; none
-// depends on the request or the caller (the views carry no data).
+// depends on the request or the caller (the views carry no data). The
+// *Modern answers are the 2026-07-28 forms: resultType, the server's
+// identity, and the caching hints (resourcesCacheScope).
 type appsAnswers struct {
-	initialize    map[string][]byte // per revision, with resources and the extension declared
-	toolsList     []byte            // tools/list with outputSchema and _meta.ui
-	resourcesList []byte
-	read          map[string][]byte // resources/read result per URI
+	initialize          map[string][]byte // per revision, with resources and the extension declared
+	toolsList           []byte            // tools/list with outputSchema and _meta.ui
+	toolsListModern     []byte            // the 2026-07-28 tools/list with _meta.ui
+	discover            []byte            // server/discover declaring resources and the extension
+	resourcesList       []byte
+	read                map[string][]byte // resources/read result per URI
+	resourcesListModern []byte
+	readModern          map[string][]byte
+	templatesModern     []byte
 }
 
+// resourcesCacheScope is the cacheScope of resources/list,
+// resources/templates/list and resources/read at 2026-07-28: "public".
+// The caching page reserves "private" for results that depend on the
+// authenticated user; the views are documents compiled into the binary,
+// identical for every caller, holding no course data (a view gets its data
+// from tool calls the host makes with the user's own token, which stay
+// per user). They change only with a deploy, like the catalogue, so they
+// share its TTL (catalogueTTLMs).
+const resourcesCacheScope = cacheScopePublic
+
 // newAppsAnswers encodes the extension's answers. structuredList is the
-// tools/list result served from 2025-06-18 (with outputSchema), to which
-// _meta.ui is added so that everything else stays byte-identical.
-func newAppsAnswers(structuredList []byte) (*appsAnswers, error) {
-	a := &appsAnswers{initialize: map[string][]byte{}, read: map[string][]byte{}}
+// tools/list result served from 2025-06-18 (with outputSchema) and
+// modernList the one served at 2026-07-28, to which _meta.ui is added so
+// that everything else stays byte-identical.
+func newAppsAnswers(structuredList, modernList []byte) (*appsAnswers, error) {
+	a := &appsAnswers{initialize: map[string][]byte{}, read: map[string][]byte{}, readModern: map[string][]byte{}}
 	for _, v := range supportedVersions {
 		if v >= firstVersionWithApps {
 			a.initialize[v] = appsInitializeResult(v)
@@ -35,6 +56,12 @@ func newAppsAnswers(structuredList []byte) (*appsAnswers, error) {
 	}
 	var err error
 	if a.toolsList, err = toolsListWithUIMeta(structuredList); err != nil {
+		return nil, err
+	}
+	if a.toolsListModern, err = toolsListWithUIMeta(modernList); err != nil {
+		return nil, err
+	}
+	if a.discover, err = discoverResult(true); err != nil {
 		return nil, err
 	}
 	var list []any
@@ -54,11 +81,30 @@ func newAppsAnswers(structuredList []byte) (*appsAnswers, error) {
 		if a.read[v.URI], err = jsjson.Marshal(jsjson.NewObject(1).Set("contents", []any{content})); err != nil {
 			return nil, err
 		}
+		if a.readModern[v.URI], err = cacheableModern(jsjson.NewObject(3).Set("contents", []any{content})); err != nil {
+			return nil, err
+		}
 	}
 	if a.resourcesList, err = jsjson.Marshal(jsjson.NewObject(1).Set("resources", list)); err != nil {
 		return nil, err
 	}
+	if a.resourcesListModern, err = cacheableModern(jsjson.NewObject(3).Set("resources", list)); err != nil {
+		return nil, err
+	}
+	if a.templatesModern, err = cacheableModern(jsjson.NewObject(3).Set("resourceTemplates", []any{})); err != nil {
+		return nil, err
+	}
 	return a, nil
+}
+
+// cacheableModern encodes a resources result at 2026-07-28: its members,
+// then ttlMs and cacheScope, in modernResult's shape.
+func cacheableModern(result *jsjson.Object) ([]byte, error) {
+	body, err := jsjson.Marshal(result.Set("ttlMs", catalogueTTLMs).Set("cacheScope", resourcesCacheScope))
+	if err != nil {
+		return nil, err
+	}
+	return modernResult(body), nil
 }
 
 // viewMeta is every view's _meta: {"ui":{"csp":{…},"prefersBorder":true}}.
@@ -113,53 +159,71 @@ func toolsListWithUIMeta(list []byte) ([]byte, error) {
 	return jsjson.Marshal(root)
 }
 
-// dispatchApps answers the requests the extension changes, when the
-// negotiation rules of appsOffered allow; ok is false for every other
-// request, which dispatch then answers as usual.
-func (s *Server) dispatchApps(cl *caller, id any, method string, params any) (resp *response, ok bool) {
-	if s.apps == nil {
-		return nil, false
-	}
-	switch method {
-	case methodInitialize:
-		v := s.negotiate(params)
-		if appsDeclaredAtInitialize(v, params) {
-			return resultResponse(id, s.apps.initialize[v]), true
-		}
-		return nil, false
-	case methodToolsList, methodResourcesList, methodResourcesRead, methodResourceTemplatesList:
-	default:
-		return nil, false
-	}
-	if !appsOffered(cl.version, requestCapabilities(params)) {
-		return nil, false
-	}
-	switch method {
-	case methodToolsList:
-		return resultResponse(id, s.apps.toolsList), true
-	case methodResourcesList:
-		return resultResponse(id, s.apps.resourcesList), true
-	case methodResourceTemplatesList:
-		// Declaring resources invites clients (the Inspector, hosts) to ask
-		// for templates too; there are none.
-		return resultResponse(id, resourceTemplatesResult), true
-	}
-	return s.readResource(id, params), true
+// appsRequest reports whether a request gets the views (appsOffered with
+// the capabilities serveModern put on the caller).
+func appsRequest(cl *caller) bool { return appsOffered(cl.version, cl.clientCapabilities) }
+
+// methodNotFound is dispatch's answer to a method it does not serve.
+func methodNotFound(msg *jsjson.Object) *response {
+	m, present := msg.Get("method")
+	return errorResponse(messageID(msg), codeMethodNotFound, "Method not found: "+jsString(m, present))
 }
 
-// readResource answers resources/read: the view at params.uri, -32602 when
-// uri is not a string, -32002 when no view has that URI.
-func (s *Server) readResource(id, params any) *response {
+// resourcesList answers resources/list where the views are offered.
+func (s *Server) resourcesList(_ context.Context, cl *caller, msg *jsjson.Object, _ *slog.Logger) *response {
+	switch {
+	case !appsRequest(cl):
+		return methodNotFound(msg)
+	case cl.version == versionModern:
+		return resultResponse(messageID(msg), s.apps.resourcesListModern)
+	}
+	return resultResponse(messageID(msg), s.apps.resourcesList)
+}
+
+// resourceTemplatesList answers resources/templates/list where the views
+// are offered: declaring resources invites clients (the Inspector, hosts)
+// to ask for templates too; there are none.
+func (s *Server) resourceTemplatesList(_ context.Context, cl *caller, msg *jsjson.Object, _ *slog.Logger) *response {
+	switch {
+	case !appsRequest(cl):
+		return methodNotFound(msg)
+	case cl.version == versionModern:
+		return resultResponse(messageID(msg), s.apps.templatesModern)
+	}
+	return resultResponse(messageID(msg), resourceTemplatesResult)
+}
+
+// resourcesRead answers resources/read where the views are offered: the
+// view at params.uri, -32602 when uri is not a string, and for an unknown
+// URI -32002 (2025-06-18, 2025-11-25) or -32602 with the URI in data
+// (2026-07-28).
+func (s *Server) resourcesRead(_ context.Context, cl *caller, msg *jsjson.Object, _ *slog.Logger) *response {
+	if !appsRequest(cl) {
+		return methodNotFound(msg)
+	}
+	id := messageID(msg)
 	var uri string
 	ok := false
-	if p, isObj := params.(*jsjson.Object); isObj && p != nil {
+	if p, isObj := msg.Value("params").(*jsjson.Object); isObj && p != nil {
 		uri, ok = p.String("uri")
 	}
 	if !ok {
 		return errorResponse(id, codeInvalidParams, "Invalid params: uri must be a string")
 	}
-	if body, found := s.apps.read[uri]; found {
+	if cl.version != versionModern {
+		if body, found := s.apps.read[uri]; found {
+			return resultResponse(id, body)
+		}
+		return errorResponse(id, codeResourceNotFound, "Resource not found")
+	}
+	if body, found := s.apps.readModern[uri]; found {
 		return resultResponse(id, body)
 	}
-	return errorResponse(id, codeResourceNotFound, "Resource not found")
+	r := errorResponse(id, codeInvalidParams, "Resource not found")
+	data, err := jsjson.Marshal(jsjson.NewObject(1).Set("uri", uri))
+	if err != nil { // a string always encodes
+		panic(err)
+	}
+	r.err.data = data
+	return r
 }

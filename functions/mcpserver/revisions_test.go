@@ -163,27 +163,6 @@ func TestNegotiationThenRequests(t *testing.T) {
 	}
 }
 
-// TestServerDiscoverBeforeInitialize checks that the 2026-07-28 draft's
-// server/discover, and any other method sent before initialize, get a prompt
-// JSON-RPC error, so SDK clients fall back to initialize.
-func TestServerDiscoverBeforeInitialize(t *testing.T) {
-	const discover = `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`
-	cases := []httpCase{
-		{name: "no header", header: hdr("Authorization", authGood), body: discover, wantStatus: 200, wantHeader: jsonHeader,
-			wantBody: `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found: server/discover"}}`},
-		{name: "supported header", header: hdr("Authorization", authGood, headerProtocolVersion, "2025-11-25"), body: discover, wantStatus: 200, wantHeader: jsonHeader,
-			wantBody: `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found: server/discover"}}`},
-		{name: "draft header", header: hdr("Authorization", authGood, headerProtocolVersion, "2026-07-28"), body: discover, wantStatus: 400, wantHeader: jsonHeader,
-			wantBody: envJSON(-32000, "Bad Request: Unsupported protocol version: 2026-07-28 (supported versions: 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)")},
-		{name: "other method first", header: hdr("Authorization", authGood), body: `{"jsonrpc":"2.0","id":"a","method":"resources/list"}`, wantStatus: 200, wantHeader: jsonHeader,
-			wantBody: `{"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"Method not found: resources/list"}}`},
-	}
-	for i := range cases {
-		cases[i].wantAuthCalls, cases[i].wantTouches = 1, 1
-	}
-	runCases(t, cases, nil)
-}
-
 // TestStructuredOutputMatchesSchema calls every tool through the transport
 // at 2025-11-25 and validates structuredContent against the outputSchema the
 // same server listed, with a draft 2020-12 validator; the text block must

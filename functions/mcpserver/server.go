@@ -89,14 +89,16 @@ type Options struct {
 	// the configured public URL, never derived from request headers.
 	ResourceMetadataURL string
 	// PinProtocol2024 answers initialize with 2024-11-05 whatever the client
-	// asks, and ignores the MCP-Protocol-Version header: the original's exact
-	// behaviour. When false, initialize echoes a requested supported revision
-	// (else the newest), requests whose MCP-Protocol-Version header names an
-	// unsupported revision get 400, batches are refused under revisions
-	// that removed them (2025-06-18 and later), and requests made under
-	// 2025-06-18 or later get outputSchema and structuredContent (2025-11-25
-	// also isError results for invalid arguments); see the package
-	// documentation.
+	// asks, and ignores the MCP-Protocol-Version header and _meta: the
+	// original's exact behaviour (server/discover is an unknown method).
+	// When false, initialize echoes a requested supported revision (else the
+	// newest), requests whose MCP-Protocol-Version header names an
+	// unsupported revision get 400 -32022, batches are refused under
+	// revisions that removed them (2025-06-18 and later), requests made
+	// under 2025-06-18 or later get outputSchema and structuredContent
+	// (2025-11-25 also isError results for invalid arguments), and
+	// requests stating 2026-07-28 are served statelessly at that revision;
+	// see the package documentation.
 	PinProtocol2024 bool
 	// AllowedOrigins, when non-empty and without "*", is the list of
 	// browser origins (e.g. "https://app.pawtograder.com") allowed to call
@@ -158,7 +160,10 @@ type Server struct {
 	initializeResults         map[string][]byte
 	toolsListResult           []byte
 	toolsListResultStructured []byte
-	// apps holds the MCP Apps answers (resources.go).
+	// At 2026-07-28: tools/list and server/discover (revision2026.go).
+	toolsListResultModern []byte
+	discoverResult        []byte
+	// apps holds the MCP Apps answers of both eras (resources.go).
 	apps *appsAnswers
 }
 
@@ -229,7 +234,13 @@ func New(opts Options) (*Server, error) {
 	if s.toolsListResultStructured, err = toolsListResult(s.tools, true); err != nil {
 		return nil, fmt.Errorf("mcpserver: encoding tools/list: %w", err)
 	}
-	if s.apps, err = newAppsAnswers(s.toolsListResultStructured); err != nil {
+	if s.toolsListResultModern, err = toolsListResultModern(s.tools); err != nil {
+		return nil, fmt.Errorf("mcpserver: encoding tools/list: %w", err)
+	}
+	if s.discoverResult, err = discoverResult(false); err != nil {
+		return nil, fmt.Errorf("mcpserver: encoding server/discover: %w", err)
+	}
+	if s.apps, err = newAppsAnswers(s.toolsListResultStructured, s.toolsListResultModern); err != nil {
 		return nil, fmt.Errorf("mcpserver: encoding the MCP Apps answers: %w", err)
 	}
 	return s, nil
@@ -289,12 +300,18 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // CORS values. The original's allow-list lacks mcp-protocol-version, which
 // clients send after negotiating 2025-06-18 or later, and exposes nothing, so
 // browsers could neither pass a preflight nor read WWW-Authenticate; both are
-// added (a documented deviation, protocol.md Part D).
+// added (a documented deviation, protocol.md Part D). 2026-07-28 requests
+// also carry Mcp-Method and Mcp-Name; those two names are allowed only where
+// a 2026-07-28 client needs them (corsAllowHeadersFor), so every drop-in
+// answer keeps this exact value.
 const (
-	corsAllowOrigin   = "*"
-	corsAllowHeaders  = "authorization, x-client-info, apikey, content-type, accept, mcp-session-id, last-event-id, mcp-protocol-version"
-	corsAllowMethods  = "GET, POST, DELETE, OPTIONS"
-	corsExposeHeaders = "WWW-Authenticate"
+	corsAllowOrigin  = "*"
+	corsAllowHeaders = "authorization, x-client-info, apikey, content-type, accept, mcp-session-id, last-event-id, mcp-protocol-version"
+	// corsAllowHeadersModern adds the standard request headers of
+	// 2026-07-28 (basic/transports/streamable-http).
+	corsAllowHeadersModern = corsAllowHeaders + ", mcp-method, mcp-name"
+	corsAllowMethods       = "GET, POST, DELETE, OPTIONS"
+	corsExposeHeaders      = "WWW-Authenticate"
 )
 
 // Handle serves one request in the original's routing order (protocol.md

@@ -55,7 +55,7 @@ func runCases(t *testing.T, cases []httpCase, mod func(*Options)) {
 			if rec.Code != tc.wantStatus {
 				t.Errorf("status = %d, want %d", rec.Code, tc.wantStatus)
 			}
-			checkHeaders(t, rec.Header(), wantCORS)
+			checkHeaders(t, rec.Header(), corsFor(env, method, tc.header))
 			checkHeaders(t, rec.Header(), tc.wantHeader)
 			if diff := cmp.Diff(tc.wantBody, rec.Body.String()); diff != "" {
 				t.Errorf("body mismatch (-want +got):\n%s", diff)
@@ -448,12 +448,22 @@ func TestProtocolVersions(t *testing.T) {
 		{name: "non-string gets the newest", body: initReq(`20241105`), wantStatus: 200, wantHeader: jsonHeader, wantBody: init("2025-11-25")},
 		{name: "no params gets the newest", body: `{"id":1,"method":"initialize"}`, wantStatus: 200, wantHeader: jsonHeader, wantBody: init("2025-11-25")},
 		{name: "supported header", header: hdr("MCP-Protocol-Version", "2025-06-18"), body: ping, wantStatus: 200, wantHeader: jsonHeader, wantBody: pingResp},
+		// An unsupported revision is an UnsupportedProtocolVersionError
+		// (-32022, 2026-07-28) echoing the request's id, which a dual-era
+		// client recognises and retries from.
 		{name: "unsupported header", header: hdr("MCP-Protocol-Version", "2099-01-01"), body: ping, wantStatus: 400, wantHeader: jsonHeader,
-			wantBody: envJSON(-32000, "Bad Request: Unsupported protocol version: 2099-01-01 (supported versions: "+supported+")")},
+			wantBody: `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version: 2099-01-01 (supported versions: 2026-07-28, ` + supported +
+				`)","data":{"supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"requested":"2099-01-01"}}}`},
 		{name: "unsupported header checked after auth", header: hdr("MCP-Protocol-Version", "x", "Authorization", authBad), body: ping, wantStatus: 401, wantHeader: jsonHeader,
 			wantBody: envJSON(-32000, "Invalid or expired API token")},
-		{name: "unsupported header checked before parse", header: hdr("MCP-Protocol-Version", "x"), body: `{`, wantStatus: 400, wantHeader: jsonHeader,
-			wantBody: envJSON(-32000, "Bad Request: Unsupported protocol version: x (supported versions: "+supported+")")},
+		{name: "unsupported header checked after parse", header: hdr("MCP-Protocol-Version", "x"), body: `{`, wantStatus: 400, wantHeader: jsonHeader,
+			wantBody: envJSON(-32700, "Parse error")},
+		{name: "unsupported header on a batch", header: hdr("MCP-Protocol-Version", "x"), body: `[` + ping + `]`, wantStatus: 400, wantHeader: jsonHeader,
+			wantBody: `{"jsonrpc":"2.0","id":null,"error":{"code":-32022,"message":"Unsupported protocol version: x (supported versions: 2026-07-28, ` + supported +
+				`)","data":{"supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"requested":"x"}}}`},
+		{name: "unsupported header on a notification", header: hdr("MCP-Protocol-Version", "x"), body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, wantStatus: 400, wantHeader: jsonHeader,
+			wantBody: `{"jsonrpc":"2.0","id":null,"error":{"code":-32022,"message":"Unsupported protocol version: x (supported versions: 2026-07-28, ` + supported +
+				`)","data":{"supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"requested":"x"}}}`},
 		{name: "batch under 2025-06-18", header: hdr("MCP-Protocol-Version", "2025-06-18"), body: `[` + ping + `]`, wantStatus: 400, wantHeader: jsonHeader,
 			wantBody: envJSON(-32600, "Invalid Request: batching is not supported in protocol version 2025-06-18")},
 		{name: "batch under 2025-03-26", header: hdr("MCP-Protocol-Version", "2025-03-26"), body: `[` + ping + `]`, wantStatus: 200, wantHeader: jsonHeader, wantBody: `[` + pingResp + `]`},

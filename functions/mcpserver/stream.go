@@ -45,7 +45,13 @@ func (s *Server) serveGET(c echo.Context) error {
 		s.setChallenge(c, ae)
 		return writeJSON(c, ae.Status, errorBody(ae.Message))
 	}
-	if version, ok := s.requestVersion(headerJS(c.Request().Header, headerProtocolVersion)); !ok {
+	hv := headerJS(c.Request().Header, headerProtocolVersion)
+	if hv == versionModern && !s.pinProtocol {
+		// 2026-07-28 replaced the GET stream with subscriptions/listen; a
+		// server answers GET at that revision with 405.
+		return writeJSON(c, http.StatusMethodNotAllowed, errorBody("Method not allowed"))
+	}
+	if version, ok := s.requestVersion(hv); !ok {
 		return writeJSON(c, http.StatusBadRequest, errorBody(unsupportedVersionMessage(version)))
 	}
 	key := cl.principal.TokenID

@@ -7,10 +7,20 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 )
 
-// supportedVersions are the MCP revisions this server speaks, newest first.
-// The transport is the same for all of them: no sessions, JSON answers to
+// supportedVersions are the handshake-based ("legacy") MCP revisions this
+// server speaks, newest first: the revisions initialize can negotiate. The
+// transport is the same for all of them: no sessions, JSON answers to
 // single requests, no server-initiated messages.
 var supportedVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// versionModern is the stateless revision served natively: no initialize,
+// every request carries its revision in _meta and in MCP-Protocol-Version
+// (see revision2026.go).
+const versionModern = "2026-07-28"
+
+// servedVersions are every revision this server speaks, newest first: what
+// server/discover lists and an UnsupportedProtocolVersionError offers.
+var servedVersions = append([]string{versionModern}, supportedVersions...)
 
 // firstVersionWithoutBatches is the revision that removed JSON-RPC batching.
 const firstVersionWithoutBatches = "2025-06-18"
@@ -37,8 +47,9 @@ func (s *Server) negotiate(params any) string {
 	return supportedVersions[0]
 }
 
-// unsupportedVersionMessage is the 400 answer's message for a
-// MCP-Protocol-Version header naming a revision this server does not speak.
+// unsupportedVersionMessage is the message of the GET stream's 400 answer
+// for a MCP-Protocol-Version header naming a revision without a GET stream
+// (the stream exists up to 2025-11-25).
 func unsupportedVersionMessage(v string) string {
 	return "Bad Request: Unsupported protocol version: " + v +
 		" (supported versions: " + strings.Join(supportedVersions, ", ") + ")"

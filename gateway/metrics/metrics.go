@@ -87,7 +87,7 @@ func New(opts Options) *Metrics {
 			[]string{"status"}),
 		knownFuncs:   opts.Functions,
 		knownTools:   opts.Tools,
-		knownMethods: []string{"initialize", "ping", "tools/list", "tools/call", "notifications/initialized", "notifications/cancelled", "server/discover"},
+		knownMethods: rpcMethods,
 		knownTables:  opts.Tables,
 	}
 	reg.MustRegister(m.httpRequests, m.httpDuration, m.rpcRequests, m.toolCalls, m.toolDuration,
@@ -123,6 +123,12 @@ func (m *Metrics) HTTPRequest(function, method string, status int, d time.Durati
 		m.httpDuration.WithLabelValues(function, method).Observe(d.Seconds())
 	}
 }
+
+// rpcMethods are the JSON-RPC methods counted by name; any other is
+// "other", so a client cannot grow the label set.
+var rpcMethods = []string{"initialize", "ping", "tools/list", "tools/call", "notifications/initialized",
+	"notifications/cancelled", "server/discover", "subscriptions/listen",
+	"resources/list", "resources/read", "resources/templates/list"}
 
 // RPCRequest records one JSON-RPC request by method.
 func (m *Metrics) RPCRequest(method string) {

@@ -14,7 +14,8 @@ type goldenCase struct {
 }
 
 // runGoldenCases calls tool for every case, checks its golden text and
-// checks the value against the tool's declared outputSchema.
+// checks the value against the tool's declared outputSchemas (wrapped, and
+// the value itself as at 2026-07-28).
 func runGoldenCases(t *testing.T, tool string, cases []goldenCase) {
 	t.Helper()
 	decl, ok := New(Options{}).Lookup(tool)
@@ -22,6 +23,7 @@ func runGoldenCases(t *testing.T, tool string, cases []goldenCase) {
 		t.Fatalf("no tool %s", tool)
 	}
 	schema := compileOutputSchema(t, decl)
+	valueSchema := compileValueSchema(t, decl)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			if readsSearchFixture(tc.args) {
@@ -35,6 +37,7 @@ func runGoldenCases(t *testing.T, tool string, cases []goldenCase) {
 				t.Fatal(err)
 			}
 			validateOutput(t, schema, tool, v)
+			validateValue(t, valueSchema, tool, v)
 		})
 	}
 }

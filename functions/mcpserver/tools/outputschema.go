@@ -82,14 +82,43 @@ var resultSchemas = map[string]string{
 		"is_question":{"type":"boolean"},"children_count":{"type":"number"},"author_profile_id":{"$ref":"#/$defs/nstring"},"author_name":{"$ref":"#/$defs/nstring"},"has_answer":{"type":"boolean"}},"additionalProperties":false}}`,
 }
 
-// outputSchema builds the declared outputSchema of a tool: an object with
-// one required property, result, plus the shared definitions it refers to
-// (followed transitively).
+// outputSchema builds the declared outputSchema of a tool for revisions
+// 2025-06-18 and 2025-11-25: an object with one required property, result,
+// plus the shared definitions it refers to (followed transitively).
 func outputSchema(tool string) *jsjson.Object {
 	text, ok := resultSchemas[tool]
 	if !ok {
 		return nil
 	}
+	schema := jsjson.NewObject(4).
+		Set("type", "object").
+		Set("properties", jsjson.NewObject(1).Set("result", mustSchema(text))).
+		Set("required", []any{"result"})
+	if defs := schemaDefsFor(text); defs.Len() > 0 {
+		schema.Set("$defs", defs)
+	}
+	return schema
+}
+
+// valueSchema builds the declared outputSchema of a tool from revision
+// 2026-07-28, where structuredContent may be any JSON value (SEP-2106): the
+// schema of the tool's value itself, a JSON Schema 2020-12 document (the
+// default dialect, so no $schema) with the shared definitions at its root.
+func valueSchema(tool string) *jsjson.Object {
+	text, ok := resultSchemas[tool]
+	if !ok {
+		return nil
+	}
+	schema := mustSchema(text)
+	if defs := schemaDefsFor(text); defs.Len() > 0 {
+		schema.Set("$defs", defs)
+	}
+	return schema
+}
+
+// schemaDefsFor returns the shared definitions schema text refers to,
+// followed transitively, in first-reference order.
+func schemaDefsFor(text string) *jsjson.Object {
 	defs := jsjson.NewObject(4)
 	var collect func(string)
 	collect = func(s string) {
@@ -103,17 +132,12 @@ func outputSchema(tool string) *jsjson.Object {
 		}
 	}
 	collect(text)
-	schema := jsjson.NewObject(4).
-		Set("type", "object").
-		Set("properties", jsjson.NewObject(1).Set("result", mustSchema(text))).
-		Set("required", []any{"result"})
-	if defs.Len() > 0 {
-		schema.Set("$defs", defs)
-	}
-	return schema
+	return defs
 }
 
-// StructuredResult wraps a tool's value as its structuredContent.
+// StructuredResult wraps a tool's value as its structuredContent for
+// revisions 2025-06-18 and 2025-11-25; from 2026-07-28 the value itself is
+// the structuredContent.
 func StructuredResult(v any) *jsjson.Object {
 	return jsjson.NewObject(1).Set("result", v)
 }

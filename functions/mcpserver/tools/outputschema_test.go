@@ -13,22 +13,35 @@ import (
 // JSON Schema implementation (draft 2020-12).
 func compileOutputSchema(t *testing.T, tool *Tool) *jsonschema.Schema {
 	t.Helper()
-	text, err := jsjson.Marshal(tool.OutputSchema)
+	return compileToolSchema(t, tool.Name, tool.OutputSchema)
+}
+
+// compileValueSchema compiles a tool's 2026-07-28 outputSchema (the schema
+// of its value itself) as a JSON Schema 2020-12 document.
+func compileValueSchema(t *testing.T, tool *Tool) *jsonschema.Schema {
+	t.Helper()
+	return compileToolSchema(t, tool.Name+".value", tool.ValueSchema)
+}
+
+func compileToolSchema(t *testing.T, name string, schema *jsjson.Object) *jsonschema.Schema {
+	t.Helper()
+	text, err := jsjson.Marshal(schema)
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytesReader(text))
 	if err != nil {
-		t.Fatalf("%s: %v", tool.Name, err)
+		t.Fatalf("%s: %v", name, err)
 	}
 	c := jsonschema.NewCompiler()
-	url := fmt.Sprintf("mem://%s.json", tool.Name)
+	c.DefaultDraft(jsonschema.Draft2020)
+	url := fmt.Sprintf("mem://%s.json", name)
 	if err := c.AddResource(url, doc); err != nil {
 		t.Fatal(err)
 	}
 	s, err := c.Compile(url)
 	if err != nil {
-		t.Fatalf("%s: outputSchema does not compile: %v", tool.Name, err)
+		t.Fatalf("%s: outputSchema does not compile: %v", name, err)
 	}
 	return s
 }
@@ -47,6 +60,55 @@ func validateOutput(t *testing.T, s *jsonschema.Schema, tool string, v any) {
 	}
 	if err := s.Validate(inst); err != nil {
 		t.Errorf("%s: output does not satisfy its outputSchema: %v\n%s", tool, err, text)
+	}
+}
+
+// validateValue checks a tool's value, as 2026-07-28's structuredContent,
+// against its value schema.
+func validateValue(t *testing.T, s *jsonschema.Schema, tool string, v any) {
+	t.Helper()
+	text, err := jsjson.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytesReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(inst); err != nil {
+		t.Errorf("%s: value does not satisfy its 2026-07-28 outputSchema: %v\n%s", tool, err, text)
+	}
+}
+
+// TestEveryToolDeclaresAValidValueSchema: at 2026-07-28 each tool's
+// outputSchema is the schema of its value, with the definitions it uses at
+// its root, and it says exactly what the older {"result": …} schema says
+// about the value.
+func TestEveryToolDeclaresAValidValueSchema(t *testing.T) {
+	for _, tool := range New(Options{}).Tools() {
+		if tool.ValueSchema == nil {
+			t.Errorf("%s declares no value schema", tool.Name)
+			continue
+		}
+		s := compileValueSchema(t, tool)
+		inst, _ := jsonschema.UnmarshalJSON(bytesReader([]byte(`"not the right shape"`)))
+		if s.Validate(inst) == nil {
+			t.Errorf("%s: value schema accepts a bare string", tool.Name)
+		}
+		props, _ := tool.OutputSchema.Object("properties")
+		wrapped, _ := props.Object("result")
+		want := jsjson.NewObject(0)
+		for _, k := range wrapped.Keys() {
+			want.Set(k, wrapped.Value(k))
+		}
+		if defs, ok := tool.OutputSchema.Object("$defs"); ok {
+			want.Set("$defs", defs)
+		}
+		got, _ := jsjson.Marshal(tool.ValueSchema)
+		wantText, _ := jsjson.Marshal(want)
+		if string(got) != string(wantText) {
+			t.Errorf("%s: value schema\n%s\nwant the wrapped result schema\n%s", tool.Name, got, wantText)
+		}
 	}
 }
 

@@ -32,10 +32,14 @@ type Tool struct {
 	// tools/list prints it byte-for-byte as the original does.
 	InputSchema *jsjson.Object
 	// OutputSchema describes the tool's result for protocol revisions that
-	// support structured output; nil when not declared.
+	// support structured output (2025-06-18, 2025-11-25: {"result": value});
+	// nil when not declared.
 	OutputSchema *jsjson.Object
-	Scope        string
-	Handler      Handler
+	// ValueSchema describes the tool's value itself, its outputSchema from
+	// revision 2026-07-28; nil when not declared.
+	ValueSchema *jsjson.Object
+	Scope       string
+	Handler     Handler
 }
 
 // Call is what a handler receives: the caller's database client, the
@@ -93,6 +97,9 @@ func New(opts Options) *Registry {
 	for _, t := range r.tools {
 		if t.OutputSchema == nil {
 			t.OutputSchema = outputSchema(t.Name)
+		}
+		if t.ValueSchema == nil {
+			t.ValueSchema = valueSchema(t.Name)
 		}
 		if _, dup := r.byName[t.Name]; dup {
 			panic("tools: duplicate tool " + t.Name)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/repofiles/githubfake"
 	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
@@ -25,9 +26,10 @@ import (
 // These tests drive the wired gateway, backed by the seeded stack, with the
 // official MCP SDK clients (TypeScript @modelcontextprotocol/sdk and Go
 // github.com/modelcontextprotocol/go-sdk): every tool is called once with
-// seeded ids, the newest revision (2025-11-25) must be negotiated with
-// structured results, and each result's text must equal what a plain
-// JSON-RPC POST gets.
+// seeded ids, the newest revision each client speaks must be negotiated
+// with structured results (2025-11-25 for the TypeScript SDK 1.x,
+// 2026-07-28 for go-sdk v1.8, through server/discover), and each result's
+// text must equal what a plain JSON-RPC POST gets.
 //
 // The repository tools (grader and handout files) read a fake GitHub
 // (repofiles/githubfake) through GITHUB_API_URL, with the fake App's id and
@@ -145,6 +147,8 @@ func TestSDKClientsFullStack(t *testing.T) {
 
 	t.Run("typescript", func(t *testing.T) { testTypeScriptSDK(t, endpoint, token, raw) })
 	t.Run("go", func(t *testing.T) { testGoSDK(t, endpoint, "Bearer "+token, raw, sdkCalls) })
+	t.Run("typescript-v2", func(t *testing.T) { testTypeScriptSDKv2(t, endpoint, token, raw) })
+	t.Run("inspector", func(t *testing.T) { testInspectorModern(t, endpoint, token, raw) })
 	t.Run("go-oauth", func(t *testing.T) {
 		// A Supabase access token (the OAuth connector's bearer) under RLS.
 		testGoSDK(t, endpoint, "Bearer "+env.SessionToken(t, gatewaytest.Alice), raw, []sdkCall{sdkCalls[13], sdkCalls[2]})
@@ -380,8 +384,10 @@ func testGoSDK(t *testing.T, endpoint, bearer string, raw map[string]string, cal
 			t.Errorf("Close: %v", err)
 		}
 	}()
-	if got := cs.InitializeResult().ProtocolVersion; got != "2025-11-25" {
-		t.Errorf("negotiated %q, want 2025-11-25", got)
+	// go-sdk v1.8 sends server/discover first; the gateway answers it, so
+	// the session is 2026-07-28: no initialize, per-request _meta.
+	if got := cs.InitializeResult().ProtocolVersion; got != "2026-07-28" {
+		t.Errorf("negotiated %q, want 2026-07-28", got)
 	}
 
 	listed, err := cs.ListTools(ctx, nil)
@@ -389,11 +395,14 @@ func testGoSDK(t *testing.T, endpoint, bearer string, raw map[string]string, cal
 		t.Fatalf("ListTools: %v", err)
 	}
 	var names []string
+	schemas := map[string]*jsonschema.Schema{}
 	for _, tool := range listed.Tools {
 		names = append(names, tool.Name)
 		if tool.OutputSchema == nil {
-			t.Errorf("%s: no outputSchema at 2025-11-25", tool.Name)
+			t.Errorf("%s: no outputSchema at 2026-07-28", tool.Name)
+			continue
 		}
+		schemas[tool.Name] = compileSchema(t, tool.Name, tool.OutputSchema)
 	}
 	if diff := cmp.Diff(sdkCatalogue, names); diff != "" {
 		t.Errorf("tools/list names (-want +got):\n%s", diff)
@@ -406,9 +415,8 @@ func testGoSDK(t *testing.T, endpoint, bearer string, raw map[string]string, cal
 			continue
 		}
 		text := textOf(res)
-		if res.IsError || res.StructuredContent == nil || len(res.Content) != 1 {
-			t.Errorf("%s: isError=%v structuredContent=%v content items=%d, want false, present, 1",
-				c.Name, res.IsError, res.StructuredContent != nil, len(res.Content))
+		if res.IsError || len(res.Content) != 1 {
+			t.Errorf("%s: isError=%v content items=%d, want false, 1", c.Name, res.IsError, len(res.Content))
 		}
 		if text != raw[c.Name] {
 			t.Errorf("%s: text differs from the raw POST's\n got %q\nwant %q", c.Name, text, raw[c.Name])
@@ -418,10 +426,39 @@ func testGoSDK(t *testing.T, endpoint, bearer string, raw map[string]string, cal
 			t.Errorf("%s: text is not JSON: %v", c.Name, err)
 			continue
 		}
-		if diff := cmp.Diff(map[string]any{"result": value}, res.StructuredContent); diff != "" {
-			t.Errorf("%s: structuredContent is not {\"result\": <the text's value>} (-want +got):\n%s", c.Name, diff)
+		// At 2026-07-28 structuredContent is the tool's value itself.
+		if diff := cmp.Diff(value, res.StructuredContent); diff != "" {
+			t.Errorf("%s: structuredContent is not the text's value (-want +got):\n%s", c.Name, diff)
+		}
+		if s := schemas[c.Name]; s != nil {
+			if err := s.Validate(res.StructuredContent); err != nil {
+				t.Errorf("%s: structuredContent does not satisfy the listed outputSchema: %v", c.Name, err)
+			}
 		}
 	}
+}
+
+// compileSchema compiles a listed outputSchema as JSON Schema 2020-12.
+func compileSchema(t *testing.T, name string, schema any) *jsonschema.Schema {
+	t.Helper()
+	text, err := json.Marshal(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(text))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	if err := c.AddResource("mem://"+name+".json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("mem://" + name + ".json")
+	if err != nil {
+		t.Fatalf("%s: outputSchema does not compile: %v", name, err)
+	}
+	return s
 }
 
 // textOf returns the text of a result's only content block.

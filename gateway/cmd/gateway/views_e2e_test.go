@@ -50,6 +50,20 @@ type viewHostReport struct {
 	Scenarios          map[string]json.RawMessage `json:"scenarios"`
 	A11y               map[string][]any           `json:"a11y"`
 	A11yRulesPassed    map[string][]string        `json:"a11yRulesPassed"`
+	// Modern is what the TypeScript SDK v2 client saw at 2026-07-28,
+	// running in the browser.
+	Modern struct {
+		NegotiatedProtocol string                                      `json:"negotiatedProtocol"`
+		ServerCapabilities map[string]any                              `json:"serverCapabilities"`
+		ToolUI             map[string]map[string]any                   `json:"toolUI"`
+		Resources          []string                                    `json:"resources"`
+		Reads              map[string]map[string]any                   `json:"reads"`
+		ReadUnknown        any                                         `json:"readUnknown"`
+		CallTitle          any                                         `json:"callTitle"`
+		SameViews          map[string]bool                             `json:"sameViews"`
+		Sent               []struct{ Method, ProtocolVersion *string } `json:"sent"`
+		ConsoleErrors      []string                                    `json:"consoleErrors"`
+	} `json:"modern"`
 }
 
 // npmCI installs a node project's locked dependencies; node and npm are
@@ -116,6 +130,56 @@ func TestViewsInBrowserHost(t *testing.T) {
 		}
 		if diff := cmp.Diff(wantUI, got.ToolUI); diff != "" {
 			t.Errorf("tools with _meta.ui (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("2026-07-28 in the browser", func(t *testing.T) {
+		// The TypeScript SDK v2 client pinned to 2026-07-28, declaring the
+		// extension, from a page of another origin: every request passed
+		// Chromium's CORS preflight for Mcp-Method and Mcp-Name.
+		m := got.Modern
+		if m.NegotiatedProtocol != "2026-07-28" {
+			t.Errorf("negotiated %q, want 2026-07-28", m.NegotiatedProtocol)
+		}
+		wantCaps := map[string]any{"tools": map[string]any{}, "resources": map[string]any{},
+			"extensions": map[string]any{"io.modelcontextprotocol/ui": map[string]any{}}}
+		if diff := cmp.Diff(wantCaps, m.ServerCapabilities); diff != "" {
+			t.Errorf("server/discover capabilities (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(got.ToolUI, m.ToolUI); diff != "" || len(m.ToolUI) != 6 {
+			t.Errorf("tools with _meta.ui differ from 2025-11-25's (-2025 +2026):\n%s", diff)
+		}
+		uris := []string{"ui://pawtograder/submission-review", "ui://pawtograder/help-request", "ui://pawtograder/assignment"}
+		if diff := cmp.Diff(uris, m.Resources); diff != "" {
+			t.Errorf("resources/list (-want +got):\n%s", diff)
+		}
+		for _, uri := range uris {
+			if r := m.Reads[uri]; r["count"] != 1.0 || r["mimeType"] != "text/html;profile=mcp-app" || !m.SameViews[uri] {
+				t.Errorf("%s: read %v, same document as at 2025-11-25: %v", uri, r, m.SameViews[uri])
+			}
+		}
+		if diff := cmp.Diff(map[string]any{"code": -32602.0}, m.ReadUnknown); diff != "" {
+			t.Errorf("reading an unknown view (-want +got):\n%s", diff)
+		}
+		if m.CallTitle != "Hello World" {
+			t.Errorf("get_assignment structuredContent.title = %v", m.CallTitle)
+		}
+		// Only the unknown view's answer (Chromium logs every 4xx).
+		if diff := cmp.Diff([]string{"Failed to load resource: the server responded with a status of 400 (Bad Request)"}, m.ConsoleErrors); diff != "" {
+			t.Errorf("console errors (-want +got):\n%s", diff)
+		}
+		var methods []string
+		for _, s := range m.Sent {
+			if s.Method == nil || s.ProtocolVersion == nil || *s.ProtocolVersion != "2026-07-28" {
+				t.Errorf("request without 2026-07-28 headers: %+v", s)
+				continue
+			}
+			methods = append(methods, *s.Method)
+		}
+		for _, want := range []string{"server/discover", "tools/list", "resources/list", "resources/read", "tools/call"} {
+			if !slices.Contains(methods, want) {
+				t.Errorf("no %s request from the browser (sent %q)", want, methods)
+			}
 		}
 	})
 

@@ -14,6 +14,8 @@
 //    client and records them.
 // 3. Every browser request that is not to the loopback server is refused
 //    and recorded. Screenshots go to the output directory.
+// 4. Before the views are hosted, a page runs the TypeScript SDK v2 client at
+//    revision 2026-07-28 in the browser against the gateway (section 3).
 //
 // Usage: node host.mjs <endpoint URL> <bearer token> <output dir> <chromium path>
 //
@@ -141,6 +143,83 @@ const browser = await chromium.launch({
     "--disable-background-networking", "--disable-component-update", "--disable-sync"],
 });
 
+// ---- 3. A browser client at revision 2026-07-28 ---------------------------
+// The TypeScript SDK v2 client (@modelcontextprotocol/client), pinned to
+// 2026-07-28 and declaring the extension, runs inside the page and calls the
+// gateway cross-origin: Chromium preflights its Mcp-Method / Mcp-Name
+// headers, so this also proves the gateway's CORS answer allows them. It
+// discovers the server, lists tools and views, reads them and calls a tool.
+async function modernInBrowser() {
+  const modernBundle = await build({
+    stdin: {
+      contents: `import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+window.modernHost = async (endpoint, token, ui, mime) => {
+  const transport = new StreamableHTTPClientTransport(new URL(endpoint), {
+    requestInit: { headers: { Authorization: "Bearer " + token } },
+  });
+  const client = new Client({ name: "pawtograder-viewhost-2026", version: "1.0.0" },
+    { capabilities: { extensions: { [ui]: { mimeTypes: [mime] } } }, versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  await client.connect(transport);
+  const s = { negotiatedProtocol: client.getNegotiatedProtocolVersion() ?? null, serverCapabilities: client.getServerCapabilities() ?? null };
+  const { tools } = await client.listTools();
+  s.toolUI = Object.fromEntries(tools.filter((t) => t._meta?.ui).map((t) => [t.name, t._meta.ui]));
+  const { resources } = await client.listResources();
+  s.resources = resources.map((r) => r.uri);
+  s.reads = {};
+  for (const r of resources) {
+    const read = await client.readResource({ uri: r.uri });
+    s.reads[r.uri] = { count: read.contents.length, mimeType: read.contents[0].mimeType, text: read.contents[0].text };
+  }
+  try {
+    await client.readResource({ uri: "ui://pawtograder/nope" });
+    s.readUnknown = "no error";
+  } catch (e) {
+    s.readUnknown = { code: e.code ?? null };
+  }
+  const call = await client.callTool({ name: "get_assignment", arguments: { assignment_id: 1, class_id: 1 } });
+  s.callTitle = call.structuredContent?.title ?? null;
+  await client.close();
+  return s;
+};`,
+      resolveDir: here,
+    },
+    bundle: true, format: "esm", platform: "browser", write: false, logLevel: "warning",
+  });
+  files["/modern.js"] = ["text/javascript; charset=utf-8", Buffer.from(modernBundle.outputFiles[0].text)];
+  files["/modern.html"] = ["text/html; charset=utf-8", Buffer.from(
+    '<!doctype html><html lang="en"><title>2026-07-28 host</title><script type="module" src="/modern.js"></script></html>')];
+  const gatewayOrigin = new URL(endpoint).origin;
+  const context = await browser.newContext();
+  const sent = [];
+  await context.route("**/*", (route) => {
+    const url = route.request().url();
+    if (url.startsWith(origin + "/") || url.startsWith(gatewayOrigin + "/")) return route.continue();
+    out.blocked.push(url);
+    return route.abort("blockedbyclient");
+  });
+  const page = await context.newPage();
+  page.on("request", (r) => {
+    if (r.url().startsWith(gatewayOrigin + "/")) {
+      const h = r.headers();
+      sent.push({ method: h["mcp-method"] ?? null, protocolVersion: h["mcp-protocol-version"] ?? null });
+    }
+  });
+  // Chromium logs every 4xx answer: the unknown view's 400 is expected.
+  const consoleErrors = [];
+  page.on("console", (m) => { if (m.type() === "error") consoleErrors.push(m.text()); });
+  page.on("pageerror", (e) => out.consoleErrors.push(`modern: ${e.message}`));
+  await page.goto(origin + "/modern.html");
+  await page.waitForFunction(() => typeof window.modernHost === "function");
+  const s = await page.evaluate(([e, t, u, m]) => window.modernHost(e, t, u, m), [endpoint, token, UI, MIME]);
+  // The same documents as at 2025-11-25, which the views below render.
+  s.sameViews = Object.fromEntries(Object.entries(s.reads).map(([uri, r]) => [uri, r.text === views[uri]?.text]));
+  for (const r of Object.values(s.reads)) delete r.text;
+  s.sent = sent;
+  s.consoleErrors = consoleErrors;
+  await context.close();
+  return s;
+}
+
 // hostView opens a fresh page at width × 800 and renders the view for one
 // real tool call.
 async function hostView(name, { uri, tool, args, theme = "light", width = 760 }) {
@@ -199,6 +278,7 @@ async function audit(page, name) {
 const texts = (loc) => loc.evaluateAll((els) => els.map((e) => e.textContent.trim()));
 
 try {
+  out.modern = await modernInBrowser();
   // Submission review from list_submission_tests: failed first; the first
   // failed test's output comes from get_test_output through the bridge.
   {
