@@ -10,15 +10,15 @@ import (
 // expect_test.go for how they are made).
 
 // sqlIsStaff says whether profile expression p is an instructor's or a
-// grader's private profile in class expression c (tools.md §1.4: disabled
-// rows count).
+// grader's private profile in class expression c (docs/contract/tools.md
+// §1.4: disabled rows count).
 func sqlIsStaff(p, c string) string {
 	return fmt.Sprintf(`EXISTS (SELECT 1 FROM public.user_roles ur WHERE ur.private_profile_id = %s
 		AND ur.class_id = %s AND ur.role IN ('instructor', 'grader'))`, p, c)
 }
 
 // sqlLatestSubmission is the id of the newest submission of private profile
-// p for assignment a in class c (tools.md §1.12), or NULL.
+// p for assignment a in class c (docs/contract/tools.md §1.12), or NULL.
 func sqlLatestSubmission(p, a, c string) string {
 	return fmt.Sprintf(`(SELECT s.id FROM public.submissions s WHERE s.profile_id = %s AND s.assignment_id = %s
 		AND s.class_id = %s ORDER BY s.created_at DESC LIMIT 1)`, p, a, c)

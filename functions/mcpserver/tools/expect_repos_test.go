@@ -7,11 +7,11 @@ import (
 
 // Expectations for the four repository tools, written by hand from the
 // repositories fakeGitHub serves (repos_test.go) and the rules of the
-// contract: the exclusions of tools.md §1.9, GitHub's listing of
-// github.md §3 (symlinks skipped; a submodule is listed inside a directory
-// as a "file" of size 0 but is not a file when fetched), quirk Q1 (the
-// grader repository of an assignment of another class is not read) and
-// quirk Q9 (contents in path order).
+// contract: the exclusions of docs/contract/tools.md §1.9, GitHub's
+// listing of docs/contract/github.md §3 (symlinks skipped; a submodule is
+// listed inside a directory as a "file" of size 0 but is not a file when
+// fetched), quirk Q1 (the grader repository of an assignment of another
+// class is not read) and quirk Q9 (contents in path order).
 
 // graderListing1 is what survives the grader exclusions in
 // pawtograder-cs3500/hw1-solution, in listing order. Dropped: .gitignore and

@@ -9,7 +9,8 @@ import (
 // Expectations for get_assignment and the submission tools (see
 // expect_test.go for how they are made).
 
-// sqlAssignment is record A of tools.md §1.5 for assignment $1 in class $2.
+// sqlAssignment is record A of docs/contract/tools.md §1.5 for assignment
+// $1 in class $2.
 const sqlAssignment = `SELECT json_build_object('id', a.id, 'title', a.title, 'slug', a.slug,
 	'description', a.description, 'handout_url', a.handout_url, 'due_date', a.due_date,
 	'release_date', a.release_date, 'total_points', a.total_points,
@@ -48,7 +49,7 @@ func TestExpectGetAssignment(t *testing.T) {
 	}
 }
 
-// sqlSubmission is submission context S (tools.md §1.7) without
+// sqlSubmission is submission context S (docs/contract/tools.md §1.7) without
 // grader_result, in its summary form (file_count and file_names), for
 // submission $1 in class $2.
 var sqlSubmission = `SELECT json_build_object('id', s.id, 'assignment_id', s.assignment_id,
@@ -61,9 +62,9 @@ var sqlSubmission = `SELECT json_build_object('id', s.id, 'assignment_id', s.ass
 		WHERE f.submission_id = s.id AND f.class_id = s.class_id))
 	FROM public.submissions s WHERE s.id = $1 AND s.class_id = $2`
 
-// sqlGraderResult is G (tools.md §1.6) in summary form for submission $1 in
-// class $2: the newest result, test counts by the pass rule, and the build
-// output row chosen as quirk Q7 says.
+// sqlGraderResult is G (docs/contract/tools.md §1.6) in summary form for
+// submission $1 in class $2: the newest result, test counts by the pass
+// rule, and the build output row chosen as quirk Q7 says.
 var sqlGraderResult = `SELECT json_build_object('id', g.id, 'score', g.score, 'max_score', g.max_score,
 	'lint_passed', g.lint_passed, 'lint_output', g.lint_output, 'lint_output_format', g.lint_output_format,
 	'errors', g.errors, 'execution_time', g.execution_time, 'ret_code', g.ret_code,
@@ -180,8 +181,9 @@ func TestExpectListSubmissionFiles(t *testing.T) {
 	}
 }
 
-// TestExpectGetSubmissionFiles checks glob filtering (tools.md §1.10)
-// against the same selection written as SQL LIKE conditions on the names.
+// TestExpectGetSubmissionFiles checks glob filtering
+// (docs/contract/tools.md §1.10) against the same selection written as SQL
+// LIKE conditions on the names.
 func TestExpectGetSubmissionFiles(t *testing.T) {
 	for _, tc := range []struct {
 		name, glob, where string
@@ -387,7 +389,7 @@ func TestExpectGetSubmissionsForStudent(t *testing.T) {
 		expectEqual(t, "ids", nums(3, 2, 1), pluck(got, "id"))
 	})
 	for _, tc := range []struct{ name, user, args string }{
-		// tools.md §2.13: the id must be a public profile id.
+		// docs/contract/tools.md §2.13: the id must be a public profile id.
 		{"private_id_finds_nothing", userAlice, fmt.Sprintf(`{"student_profile_id":%q,"assignment_id":1,"class_id":1}`, privID(1, 3))},
 		{"unknown_profile", userAlice, `{"student_profile_id":"00000000-0000-4000-8000-000000000000","assignment_id":1,"class_id":1}`},
 		{"limit_0", userAlice, fmt.Sprintf(`{"student_profile_id":%q,"assignment_id":1,"class_id":1,"limit":0}`, pubID(1, 3))},

@@ -131,17 +131,17 @@ func nums(n ...int) []any {
 	return out
 }
 
-// SQL fragments over the seed, written from the contract (tools.md §1) and
-// not from the tool code.
+// SQL fragments over the seed, written from the contract
+// (docs/contract/tools.md §1) and not from the tool code.
 const (
 	// sqlPublicID is the public profile id of private profile $pid in class
-	// $cid (tools.md §1.2), or NULL: a public profile never resolves.
+	// $cid (docs/contract/tools.md §1.2), or NULL: a public profile never resolves.
 	sqlPublicID = `(SELECT ur.public_profile_id FROM public.user_roles ur
 		WHERE ur.private_profile_id = %s AND ur.class_id = %s LIMIT 1)`
 	// sqlPublicName is that profile's name, NULL when empty (JS `|| null`).
 	sqlPublicName = `(SELECT nullif(p.name, '') FROM public.user_roles ur JOIN public.profiles p ON p.id = ur.public_profile_id
 		WHERE ur.private_profile_id = %s AND ur.class_id = %s LIMIT 1)`
-	// sqlPasses is the pass rule of tools.md §1.6 for a grader_result_tests
+	// sqlPasses is the pass rule of docs/contract/tools.md §1.6 for a grader_result_tests
 	// row aliased t.
 	sqlPasses = `(t.score IS NOT NULL AND t.max_score IS NOT NULL AND t.score >= t.max_score)`
 	// sqlOutputOrder orders grader_result_output rows aliased o as quirk Q7

@@ -132,7 +132,7 @@ func TestOutputSchemasAcceptSeededResults(t *testing.T) {
 
 // isEmptyAnswer says whether a tool's value carries no data: null, [], or
 // an object whose lists are all empty and whose other values are null or
-// zero (the empty shapes of tools.md §2).
+// zero (the empty shapes of docs/contract/tools.md §2).
 func isEmptyAnswer(v any) bool {
 	switch x := v.(type) {
 	case nil:
