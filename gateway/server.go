@@ -74,6 +74,10 @@ type Options struct {
 	// one.
 	MetricsAddr    string
 	MetricsHandler http.Handler
+	// MetricsListener, when set, is the metrics listener to serve on
+	// instead of listening on MetricsAddr (tests pass one bound to port 0,
+	// so no port is freed and taken again). Serve closes it.
+	MetricsListener net.Listener
 	// Pre middlewares run before routing, after the request id and the
 	// path rewriting, e.g. mcp-server's answer to methods Echo does not
 	// route.
@@ -221,12 +225,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	go func() { errc <- srv.Serve(ln) }()
 	s.log.Info("gateway listening", slog.String("addr", ln.Addr().String()))
 
-	if s.opts.MetricsAddr != "" && s.opts.MetricsHandler != nil {
-		mln, err := net.Listen("tcp", s.opts.MetricsAddr)
-		if err != nil {
-			_ = srv.Close()
-			<-errc
-			return fmt.Errorf("gateway: listen on %s for metrics: %w", s.opts.MetricsAddr, err)
+	if (s.opts.MetricsAddr != "" || s.opts.MetricsListener != nil) && s.opts.MetricsHandler != nil {
+		mln := s.opts.MetricsListener
+		if mln == nil {
+			var err error
+			if mln, err = net.Listen("tcp", s.opts.MetricsAddr); err != nil {
+				_ = srv.Close()
+				<-errc
+				return fmt.Errorf("gateway: listen on %s for metrics: %w", s.opts.MetricsAddr, err)
+			}
 		}
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", s.opts.MetricsHandler)

@@ -56,9 +56,11 @@ func TestGracefulShutdown(t *testing.T) {
 			return nil
 		})
 	}}
-	s, _ := newTestServer(t, Options{
+	// The bound is long: the stream ends only when told to, so a shutdown
+	// that did not tell it would run into the bound, which the log shows.
+	s, logs := newTestServer(t, Options{
 		Functions:       []Function{fn},
-		ShutdownTimeout: 5 * time.Second,
+		ShutdownTimeout: time.Minute,
 		OnShutdown:      []func(){func() { hookCalls.Add(1) }},
 	})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -94,7 +96,6 @@ func TestGracefulShutdown(t *testing.T) {
 		slow <- result{resp.StatusCode, string(b), err}
 	}()
 	<-slowStarted
-	start := time.Now()
 	cancel()
 
 	// The stream is told to stop through ShutdownContext.
@@ -114,11 +115,11 @@ func TestGracefulShutdown(t *testing.T) {
 		if err != nil {
 			t.Errorf("Serve returned %v, want nil", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(2 * time.Minute):
 		t.Fatal("Serve did not return after shutdown")
 	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("shutdown took %v, want well under the 5 s bound", d)
+	if strings.Contains(logs.String(), "shutdown deadline passed") {
+		t.Errorf("shutdown ran into its bound instead of ending the stream:\n%s", logs)
 	}
 	if n := hookCalls.Load(); n != 1 {
 		t.Errorf("OnShutdown hook ran %d times, want 1", n)
@@ -156,16 +157,20 @@ func TestShutdownIsBounded(t *testing.T) {
 	<-started
 	start := time.Now()
 	cancel()
+	// The handler never returns before the test ends, so Serve returns at
+	// all only because the bound cut it off; the generous wait below is
+	// no measure of the bound, only a limit on a hang.
 	select {
 	case err := <-done:
 		if err != nil {
 			t.Errorf("Serve returned %v, want nil", err)
 		}
-	case <-time.After(3 * time.Second):
-		t.Fatal("Serve did not return within the shutdown bound")
+	case <-time.After(time.Minute):
+		t.Fatal("Serve did not return: the shutdown bound did not cut the handler off")
 	}
-	if d := time.Since(start); d < 200*time.Millisecond || d > 2*time.Second {
-		t.Errorf("shutdown took %v, want about the 200 ms bound", d)
+	// A timer never fires early, so waiting at least the bound is exact.
+	if d := time.Since(start); d < 200*time.Millisecond {
+		t.Errorf("shutdown took %v, less than the 200 ms it should have waited for the handler", d)
 	}
 	if _, err := io.ReadAll(resp.Body); err == nil {
 		t.Errorf("reading the cut-off response succeeded, want a connection error")
@@ -196,35 +201,32 @@ func TestServeReportsListenerFailure(t *testing.T) {
 }
 
 func TestMetricsListener(t *testing.T) {
+	// The listener is bound before Serve and handed over, so no port is
+	// freed and taken again, and a request sent before the metrics server
+	// starts waits in the listen queue instead of failing.
 	mln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := mln.Addr().String()
-	mln.Close() // free the port for Serve; a race with another process is unlikely on loopback
-	s, _ := newTestServer(t, Options{MetricsAddr: addr, MetricsHandler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	s, _ := newTestServer(t, Options{MetricsListener: mln, MetricsHandler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, "gateway_up 1\n")
 	})})
 	ctx, cancel := context.WithCancel(context.Background())
 	base, done := serve(t, s, ctx)
 	defer func() { cancel(); <-done }()
 
-	var body string
-	for i := 0; i < 50; i++ { // the metrics listener starts just after the main one
-		resp, err := http.Get("http://" + addr + "/metrics")
-		if err == nil {
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			body = string(b)
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if body != "gateway_up 1\n" {
-		t.Errorf("metrics body = %q", body)
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || string(b) != "gateway_up 1\n" {
+		t.Errorf("metrics body = %q, %v", b, err)
 	}
 	// Never on the public listener.
-	resp, err := http.Get(base + "/metrics")
+	resp, err = http.Get(base + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -163,11 +163,14 @@ func TestNegotiationThenRequests(t *testing.T) {
 	}
 }
 
-// TestStructuredOutputMatchesSchema calls every tool through the transport
-// at 2025-11-25 and validates structuredContent against the outputSchema the
-// same server listed, with a draft 2020-12 validator; the text block must
-// hold the same value.
-func TestStructuredOutputMatchesSchema(t *testing.T) {
+// TestStructuredContentOfEmptyAnswers calls every tool through the
+// transport at 2025-11-25 against the fake backend, whose queries return no
+// rows, so each tool gives its not-found or empty answer. It checks the
+// wrapping: structuredContent is {"result": <the text block's value>} and
+// satisfies the outputSchema the same server listed (draft 2020-12). The
+// schemas are validated against real seeded answers of every tool by
+// TestOutputSchemasAcceptSeededResults in package tools.
+func TestStructuredContentOfEmptyAnswers(t *testing.T) {
 	env := newTestEnv(t, nil)
 	h := hdr("Authorization", authGood, headerProtocolVersion, "2025-11-25")
 	rec := env.do(http.MethodPost, "", h, listTools)

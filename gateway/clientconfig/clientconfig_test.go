@@ -20,7 +20,9 @@ func TestRenderGolden(t *testing.T) {
 	}
 	path := filepath.Join("testdata", "placeholder.golden")
 	if *update {
-		_ = os.WriteFile(path, []byte(got), 0o644)
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {

@@ -40,13 +40,13 @@ process.stdin.on("end", () => {
 });
 `
 
-// runNode returns node's answers for inputs, skipping the test when node is
-// not installed.
+// runNode returns node's answers for inputs; a missing node fails the test
+// (CI installs it, so a skip would only hide the comparison).
 func runNode(t *testing.T, inputs [][]byte) [][2][]byte {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("node is not installed; the differential test needs it")
+		t.Fatal("node is not on PATH: the differential test needs it (scripts/install-deps installs it)")
 	}
 	script := filepath.Join(t.TempDir(), "stringify.cjs")
 	if err := os.WriteFile(script, []byte(nodeScript), 0o600); err != nil {

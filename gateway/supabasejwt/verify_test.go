@@ -163,8 +163,11 @@ func TestLegacyHS256(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
 	secret := "super-secret-jwt-token-with-at-least-32-characters"
 	srv := newJWKSServer(t)
-	v, _ := New(Options{Issuer: issuer, JWKSURL: srv.URL, Audiences: []string{"authenticated"}, LegacySecret: secret,
+	v, err := New(Options{Issuer: issuer, JWKSURL: srv.URL, Audiences: []string{"authenticated"}, LegacySecret: secret,
 		HTTPClient: srv.Client(), Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
 	tok := sign(t, jwt.SigningMethodHS256, "", []byte(secret), jwt.MapClaims{"iss": issuer, "sub": "u", "aud": "authenticated", "exp": now.Add(time.Hour).Unix()})
 	if _, err := v.Verify(context.Background(), tok); err != nil {
 		t.Fatalf("HS256 with configured secret: %v", err)
@@ -187,7 +190,10 @@ func TestKeyRotationAndRefetchBound(t *testing.T) {
 	newKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	srv := newJWKSServer(t)
 	srv.add(t, "old", oldKey)
-	v, _ := New(Options{Issuer: issuer, JWKSURL: srv.URL, Audiences: []string{"authenticated"}, HTTPClient: srv.Client(), Now: nowFn})
+	v, err := New(Options{Issuer: issuer, JWKSURL: srv.URL, Audiences: []string{"authenticated"}, HTTPClient: srv.Client(), Now: nowFn})
+	if err != nil {
+		t.Fatal(err)
+	}
 	claims := func() jwt.MapClaims {
 		return jwt.MapClaims{"iss": issuer, "sub": "u", "aud": "authenticated", "exp": nowFn().Add(time.Hour).Unix()}
 	}
@@ -223,7 +229,7 @@ func TestKeyRotationAndRefetchBound(t *testing.T) {
 	// A failing JWKS is a server fault, not an invalid token.
 	srv.fail.Store(true)
 	tick(11 * time.Minute)
-	_, err := v.Verify(ctx, sign(t, jwt.SigningMethodES256, "new", newKey, claims()))
+	_, err = v.Verify(ctx, sign(t, jwt.SigningMethodES256, "new", newKey, claims()))
 	if !errors.Is(err, ErrJWKSUnavailable) {
 		t.Fatalf("JWKS down: err = %v, want ErrJWKSUnavailable", err)
 	}
@@ -245,8 +251,11 @@ func TestPeekIssuer(t *testing.T) {
 func FuzzVerify(f *testing.F) {
 	f.Add("eyJhbGciOiJub25lIn0.eyJpc3MiOiJ4In0.")
 	f.Add("a.b.c")
-	v, _ := New(Options{Issuer: issuer, JWKSURL: "http://127.0.0.1:1/jwks", Audiences: []string{"authenticated"},
+	v, err := New(Options{Issuer: issuer, JWKSURL: "http://127.0.0.1:1/jwks", Audiences: []string{"authenticated"},
 		HTTPClient: &http.Client{Timeout: time.Millisecond}})
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, token string) {
 		c, err := v.Verify(context.Background(), token)
 		if err == nil || c != nil {

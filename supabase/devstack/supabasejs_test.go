@@ -19,11 +19,11 @@ func TestSupabaseJS(t *testing.T) {
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("node is not installed; install Node.js and npm to run the supabase-js compatibility check")
+		t.Fatal("node is not on PATH: the supabase-js compatibility check needs Node.js and npm (scripts/install-deps installs them)")
 	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
-		t.Skip("npm is not installed; install Node.js and npm to run the supabase-js compatibility check")
+		t.Fatal("npm is not on PATH: the supabase-js compatibility check needs Node.js and npm (scripts/install-deps installs them)")
 	}
 	dir := filepath.Join("restapi", "testdata", "supabasejs")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)

@@ -259,7 +259,7 @@ func testTypeScriptSDK(t *testing.T, endpoint, token string, raw map[string]stri
 	node, errNode := exec.LookPath("node")
 	npm, errNpm := exec.LookPath("npm")
 	if errNode != nil || errNpm != nil {
-		t.Skip("node and npm are needed for the TypeScript SDK test; install Node.js 20+ to run it")
+		t.Fatal("node and npm are not on PATH: the TypeScript SDK test needs Node.js 20+ (scripts/install-deps installs it)")
 	}
 	if _, err := os.Stat(filepath.Join(sdkClientDir, "node_modules")); err != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

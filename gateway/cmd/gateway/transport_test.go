@@ -47,9 +47,14 @@ func flakyServer(t *testing.T) (url string, requests *atomic.Int32) {
 	return "http://" + ln.Addr().String(), requests
 }
 
-// TestUpstreamRetryPolicy: a read that meets a dead keep-alive connection is
-// replayed once on a new one; a write is never sent twice.
-func TestUpstreamRetryPolicy(t *testing.T) {
+// TestUpstreamTransportReplaysOnlyReads pins the standard library's rule
+// on the transport the gateway builds for its upstreams
+// (newUpstreamTransport): a GET that meets a dead keep-alive connection is
+// replayed once on a new one, and a POST is never sent twice. The gateway
+// adds no retry layer of its own; the rule is net/http's, so this test
+// guards the choice, and would catch a transport setting or wrapper that
+// changed it, rather than gateway code that implements it.
+func TestUpstreamTransportReplaysOnlyReads(t *testing.T) {
 	url, requests := flakyServer(t)
 	c := &http.Client{Transport: newUpstreamTransport()}
 	get := func() error {
