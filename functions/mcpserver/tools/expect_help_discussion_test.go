@@ -171,13 +171,15 @@ func TestExpectGetDiscussionThread(t *testing.T) {
 		'latest', ` + sqlLatestSubmission("d.author", "tp.assignment_id", "d.class_id") + `)
 		FROM public.discussion_threads d JOIN public.discussion_topics tp ON tp.id = d.topic_id
 		WHERE d.id = $1 AND d.class_id = $2`
-	// Replies are the thread's descendants (they carry its id as root),
-	// oldest first, at most 50.
+	// Replies are every row whose root is the thread (docs/contract/tools.md
+	// §2.2 step 3): its descendants and, since production's trigger sets
+	// root = id on a top-level thread, the thread itself; oldest first, at
+	// most 50.
 	sqlReplies := `SELECT coalesce(json_agg(json_build_object('id', r.id, 'body', r.body, 'created_at', r.created_at,
 		'author_name', ` + publicName("r.author", "r.class_id") + `,
 		'is_staff', ` + sqlIsStaff("r.author", "r.class_id") + `,
 		'is_answer', coalesce(d.answer = r.id, false)) ORDER BY r.created_at, r.id), '[]')
-		FROM (SELECT * FROM public.discussion_threads r WHERE r.root = $1 AND r.id <> $1 AND r.class_id = $2
+		FROM (SELECT * FROM public.discussion_threads r WHERE r.root = $1 AND r.class_id = $2
 			ORDER BY r.created_at, r.id LIMIT 50) r
 		JOIN public.discussion_threads d ON d.id = $1`
 	for _, v := range staffView {
@@ -211,7 +213,9 @@ func TestExpectGetDiscussionThread(t *testing.T) {
 		}
 	}
 	// Stable facts of SEED.md: thread 1's accepted answer is reply 3;
-	// thread 8 has 60 replies, of which the 50 oldest come back.
+	// thread 8 has 60 replies; the 50 oldest rows whose root is 8 come back,
+	// and the first of them is thread 8 itself (root = id, as production's
+	// trigger sets it), so replies 1001 … 1049 follow it.
 	t.Run("accepted_answer", func(t *testing.T) {
 		got := toolJSON(t, nil, userAlice, "get_discussion_thread", `{"thread_id":1,"class_id":1}`)
 		var answers []any
@@ -225,8 +229,8 @@ func TestExpectGetDiscussionThread(t *testing.T) {
 	t.Run("reply_limit", func(t *testing.T) {
 		got := toolJSON(t, nil, userAlice, "get_discussion_thread", `{"thread_id":8,"class_id":1}`)
 		replies := pluck(field(got, "replies"), "id")
-		if len(replies) != 50 || replies[0] != 1001.0 || replies[49] != 1050.0 {
-			t.Errorf("replies %v, want 1001 … 1050", replies)
+		if len(replies) != 50 || replies[0] != 8.0 || replies[1] != 1001.0 || replies[49] != 1049.0 {
+			t.Errorf("replies %v, want 8, 1001 … 1049", replies)
 		}
 	})
 	for _, tc := range []struct{ name, user, args string }{
