@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"io"
 	"log/slog"
 	"net"
@@ -10,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -30,6 +32,11 @@ var env *gatewaytest.Env
 
 func TestMain(m *testing.M) {
 	auditOutput = io.Discard // audit lines are asserted in metrics_e2e_test.go
+	flag.Parse()
+	if f := flag.Lookup("test.run"); f != nil && f.Value.String() == "^$" {
+		// Benchmarks only (bench_test.go): they need no database.
+		os.Exit(m.Run())
+	}
 	gatewaytest.Main(m, &env)
 }
 
