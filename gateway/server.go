@@ -74,6 +74,10 @@ type Options struct {
 	// one.
 	MetricsAddr    string
 	MetricsHandler http.Handler
+	// Profiling, with MetricsAddr and MetricsHandler, also serves the Go
+	// runtime's profiles (net/http/pprof) under /debug/pprof/ on the
+	// metrics listener — never on the public one.
+	Profiling bool
 	// Pre middlewares run before routing, after the request id and the
 	// path rewriting, e.g. mcp-server's answer to methods Echo does not
 	// route.
@@ -229,6 +233,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		}
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", s.opts.MetricsHandler)
+		if s.opts.Profiling {
+			registerProfiling(mux)
+		}
 		msrv := s.httpServer(mux)
 		servers = append(servers, msrv)
 		go func() { errc <- msrv.Serve(mln) }()

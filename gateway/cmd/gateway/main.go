@@ -214,6 +214,7 @@ func newServer(cfg config.Config, log *slog.Logger) (_ *gateway.Server, slugs []
 		ReportError:     reporter.Report,
 		MetricsAddr:     cfg.MetricsAddr,
 		MetricsHandler:  metricsHandler,
+		Profiling:       cfg.Profiling,
 	})
 	if err != nil {
 		return nil, nil, nil, err
