@@ -33,6 +33,10 @@ type Options struct {
 	// handler with NewLogHandler so lines carry request_id. Default: a
 	// discarding logger.
 	Logger *slog.Logger
+	// RequestLog, when set, writes the request log lines without slog; it
+	// must write to Logger's writer in Logger's format (JSON). Nil logs
+	// them through Logger.
+	RequestLog *RequestLog
 	// ListenAddr is used by Run. Default ":9000".
 	ListenAddr string
 	// BodyLimit is the outer bound on request bodies in bytes. Default 16 MiB.
@@ -134,13 +138,9 @@ func New(opts Options) (*Server, error) {
 	for _, f := range opts.Functions {
 		known[f.Slug] = true
 	}
-	e.Pre(requestID, rewriteFunctionPaths(known))
+	e.Pre(prepare(known))
 	e.Pre(opts.Pre...)
-	e.Use(
-		requestLog(RequestLogConfig{Logger: s.log, Skipper: isOperationsPath, Observe: opts.ObserveRequest}),
-		recoverPanics(s.log),
-		bodyLimit(opts.BodyLimit),
-	)
+	e.Use(wrapRequest(RequestLogConfig{Logger: s.log, Skipper: isOperationsPath, Observe: opts.ObserveRequest, Fast: opts.RequestLog}, opts.BodyLimit))
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)

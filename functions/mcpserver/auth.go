@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 
@@ -49,7 +50,7 @@ func (s *Server) authFailure(log *slog.Logger, err error) *apierror.Error {
 	ae := apierror.As(err)
 	if ae.IsServerFault() {
 		log.Error("mcp-server: authentication failed", "status", ae.Status, "reason", string(ae.Reason), "error", err)
-	} else {
+	} else if log.Enabled(context.Background(), slog.LevelDebug) { // no boxing of the arguments otherwise
 		log.Debug("mcp-server: authentication refused", "status", ae.Status, "reason", string(ae.Reason))
 	}
 	return ae
@@ -63,13 +64,21 @@ func (s *Server) setChallenge(c echo.Context, ae *apierror.Error) {
 	if ae.Status != http.StatusUnauthorized || s.resourceURL == "" {
 		return
 	}
-	v := `Bearer resource_metadata="` + s.resourceURL + `"`
+	var v []string
 	switch {
 	case headerJS(c.Request().Header, "Authorization") == "" || ae.Reason == apierror.ReasonMissing:
+		v = s.challenges[0]
 	case ae.Reason == apierror.ReasonMalformed:
-		v += `, error="invalid_request"`
+		v = s.challenges[1]
 	default:
-		v += `, error="invalid_token"`
+		v = s.challenges[2]
 	}
-	c.Response().Header().Set("WWW-Authenticate", v)
+	c.Response().Header()["Www-Authenticate"] = v // shared, never modified in place
+}
+
+// newChallenges returns the three WWW-Authenticate values setChallenge
+// answers with, built once: no error code, invalid_request, invalid_token.
+func newChallenges(resourceURL string) [3][]string {
+	v := `Bearer resource_metadata="` + resourceURL + `"`
+	return [3][]string{{v}, {v + `, error="invalid_request"`}, {v + `, error="invalid_token"`}}
 }

@@ -63,12 +63,16 @@ func (s *Server) setCORSFor(c echo.Context) bool {
 	h := c.Response().Header()
 	origin := headerJS(c.Request().Header, "Origin")
 	allow, ok := s.origins.check(origin)
-	if allow != "" {
+	switch allow {
+	case "":
+	case corsAllowOrigin:
+		h["Access-Control-Allow-Origin"] = corsAllowOriginValue
+	default:
 		h.Set("Access-Control-Allow-Origin", allow)
 	}
-	h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
-	h.Set("Access-Control-Allow-Methods", corsAllowMethods)
-	h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
+	h["Access-Control-Allow-Headers"] = corsAllowHeadersValue
+	h["Access-Control-Allow-Methods"] = corsAllowMethodsValue
+	h["Access-Control-Expose-Headers"] = corsExposeHeadersValue
 	if s.origins != nil {
 		h.Add("Vary", "Origin")
 	}
