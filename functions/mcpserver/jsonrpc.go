@@ -67,6 +67,17 @@ func (r *response) appendJSON(dst []byte) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
+// appendResultHead appends what appendJSON writes before the result of a
+// result response: {"jsonrpc":"2.0","id":<id>,"result":
+func (r *response) appendResultHead(dst []byte) ([]byte, error) {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	var err error
+	if dst, err = jsjson.AppendCompact(dst, r.id); err != nil {
+		return nil, err
+	}
+	return append(dst, `,"result":`...), nil
+}
+
 func (e *rpcError) appendJSON(dst []byte) []byte {
 	dst = append(dst, `{"code":`...)
 	dst = strconv.AppendInt(dst, int64(e.code), 10)

@@ -69,6 +69,11 @@ func (s *Server) servePOST(c echo.Context) error {
 		}
 		// A single request is always answered with JSON, even when the
 		// client accepts only text/event-stream (as the original does).
+		if resp.err == nil && len(resp.result) >= largeResult {
+			if head, err := resp.appendResultHead(make([]byte, 0, 64)); err == nil {
+				return writeLargeResult(c, head, resp.result)
+			}
+		}
 		out, err := resp.appendJSON(make([]byte, 0, 128+len(resp.result)))
 		if err != nil {
 			return s.internalError(c, log, err)
@@ -82,6 +87,35 @@ func (s *Server) servePOST(c echo.Context) error {
 		return c.NoContent(http.StatusAccepted)
 	}
 }
+
+// largeResult is the result size from which a single response is written
+// in three parts (envelope head, the result as encoded, closing brace)
+// instead of being copied into one buffer first: tools/list's constant
+// result (≈20 KB) would otherwise be copied on every request. Above 2 KiB
+// net/http sends the body chunked either way, so the answer is the same.
+const largeResult = 4 << 10
+
+// writeLargeResult writes head, result and a closing brace: what
+// c.Blob(200, "application/json", resp.appendJSON(…)) writes, without
+// copying the result.
+func writeLargeResult(c echo.Context, head, result []byte) error {
+	w := c.Response()
+	w.Header()[echo.HeaderContentType] = contentTypeJSONValue
+	w.WriteHeader(http.StatusOK)
+	if _, err := w.Write(head); err != nil {
+		return err
+	}
+	if _, err := w.Write(result); err != nil {
+		return err
+	}
+	_, err := w.Write(closingBrace)
+	return err
+}
+
+var (
+	contentTypeJSONValue = []string{"application/json"}
+	closingBrace         = []byte{'}'}
+)
 
 // errBodyTooLarge reports a body over Options.MaxBodyBytes.
 var errBodyTooLarge = errors.New("request body too large")

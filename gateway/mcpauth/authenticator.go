@@ -1,6 +1,7 @@
 package mcpauth
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -252,11 +253,26 @@ func (a *Authenticator) isStaff(ctx context.Context, userID string) (bool, error
 	if err != nil {
 		return false, err
 	}
+	if nonEmpty, ok := jsonArrayNonEmpty(body); ok { // valid JSON: no decoding needed
+		return nonEmpty, nil
+	}
 	var rows []json.RawMessage
 	if err := json.Unmarshal(body, &rows); err != nil {
 		return false, fmt.Errorf("mcpauth: decode user_roles: %w", err)
 	}
 	return len(rows) > 0, nil
+}
+
+// jsonArrayNonEmpty reports, for a body that is a valid JSON array (ok),
+// whether it has elements — what decoding it into a slice and taking its
+// length would say, without the decoding. ok is false for anything else,
+// which the caller decodes to get the error.
+func jsonArrayNonEmpty(body []byte) (nonEmpty, ok bool) {
+	b := bytes.Trim(body, " \t\n\r")
+	if len(b) < 2 || b[0] != '[' || !json.Valid(b) {
+		return false, false
+	}
+	return bytes.Trim(b[1:], " \t\n\r")[0] != ']', true
 }
 
 // EnsureRevoked makes sure tokenID is in revoked_token_ids, the only table
