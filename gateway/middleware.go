@@ -44,43 +44,52 @@ func newRequestID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// prepare runs before routing, once per request, and does in one step what
-// every later stage reads: it honours a sane incoming X-Request-Id or
-// generates one and echoes it on the response; it records the path the
-// client sent (for the log) and the addressed function; and it moves a
-// request for a known function made without the /functions/v1 prefix under
-// it — so one registration serves both a direct client and a path-stripping
-// proxy. The id and paths go into one value in the request context, where
-// NewLogHandler and the request log find them. Even 404s carry the id.
-func prepare(known map[string]bool) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			req := c.Request()
-			ids := req.Header[HeaderRequestID]
-			if len(ids) == 0 || !saneRequestID(ids[0]) {
-				ids = []string{newRequestID()}
-				req.Header[HeaderRequestID] = ids
-			} else if len(ids) > 1 {
-				ids = ids[:1:1]
+// prepare runs before Echo (Server.ServeHTTP), once per request, and does
+// in one step what every later stage reads: it honours a sane incoming
+// X-Request-Id or generates one and echoes it on the response; it records
+// the path the client sent (for the log) and the addressed function; and it
+// moves a request for a known function made without the /functions/v1
+// prefix under it — so one registration serves both a direct client and a
+// path-stripping proxy. The id and paths go into the request context as one
+// value, where NewLogHandler and the request log find them. Even 404s carry
+// the id.
+func prepare(known map[string]bool, w http.ResponseWriter, req *http.Request) *http.Request {
+	ids := req.Header[HeaderRequestID]
+	if len(ids) == 0 || !saneRequestID(ids[0]) {
+		ids = []string{newRequestID()}
+		req.Header[HeaderRequestID] = ids
+	} else if len(ids) > 1 {
+		ids = ids[:1:1]
+	}
+	// One slice for both headers: neither is modified in place (appending
+	// to a full slice copies it).
+	w.Header()[HeaderRequestID] = ids
+	ctx := &infoContext{Context: req.Context(), info: requestInfo{id: ids[0], originalPath: req.URL.Path}}
+	slug, prefixed := splitFunctionPath(req.URL.Path)
+	if known[slug] {
+		ctx.info.function = slug
+		if !prefixed {
+			req.URL.Path = FunctionsPrefix + req.URL.Path
+			if req.URL.RawPath != "" {
+				req.URL.RawPath = FunctionsPrefix + req.URL.RawPath
 			}
-			// One slice for both headers: neither is modified in place
-			// (appending to a full slice copies it).
-			c.Response().Header()[HeaderRequestID] = ids
-			info := &requestInfo{id: ids[0], originalPath: req.URL.Path}
-			slug, prefixed := splitFunctionPath(req.URL.Path)
-			if known[slug] {
-				info.function = slug
-				if !prefixed {
-					req.URL.Path = FunctionsPrefix + req.URL.Path
-					if req.URL.RawPath != "" {
-						req.URL.RawPath = FunctionsPrefix + req.URL.RawPath
-					}
-				}
-			}
-			c.SetRequest(req.WithContext(context.WithValue(req.Context(), requestIDKey{}, info)))
-			return next(c)
 		}
 	}
+	return req.WithContext(ctx)
+}
+
+// infoContext is context.WithValue(parent, requestIDKey{}, &info) in one
+// allocation instead of two.
+type infoContext struct {
+	context.Context
+	info requestInfo
+}
+
+func (c *infoContext) Value(key any) any {
+	if key == (requestIDKey{}) {
+		return &c.info
+	}
+	return c.Context.Value(key)
 }
 
 // RequestLogConfig configures the request log middleware.
@@ -151,7 +160,10 @@ func serveRecovered(c echo.Context, next echo.HandlerFunc, log *slog.Logger, lim
 	if req.ContentLength > limit {
 		return errBodyTooLarge
 	}
-	if req.Body != nil && req.Body != http.NoBody {
+	// An HTTP/1 body with a declared length is already cut at that length
+	// by net/http, which is within the limit here; only bodies of unknown
+	// length (chunked) need the reader that enforces it.
+	if req.Body != nil && req.Body != http.NoBody && (req.ContentLength < 0 || req.ProtoMajor != 1) {
 		req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
 	}
 	return next(c)

@@ -83,7 +83,7 @@ type Options struct {
 	// metrics listener — never on the public one.
 	Profiling bool
 	// Pre middlewares run before routing, after the request id and the
-	// path rewriting, e.g. mcp-server's answer to methods Echo does not
+	// path rewriting (which run before Echo), e.g. mcp-server's answer to methods Echo does not
 	// route.
 	Pre []echo.MiddlewareFunc
 	// Routes, when set, adds routes outside the function namespace, such as
@@ -102,6 +102,7 @@ type Server struct {
 	// requests still finish while streams are told to end.
 	stopCtx  context.Context
 	stop     context.CancelFunc
+	known    map[string]bool // function slugs, for prepare
 	draining atomic.Bool
 	served   atomic.Bool
 }
@@ -138,7 +139,7 @@ func New(opts Options) (*Server, error) {
 	for _, f := range opts.Functions {
 		known[f.Slug] = true
 	}
-	e.Pre(prepare(known))
+	s.known = known
 	e.Pre(opts.Pre...)
 	e.Use(wrapRequest(RequestLogConfig{Logger: s.log, Skipper: isOperationsPath, Observe: opts.ObserveRequest, Fast: opts.RequestLog}, opts.BodyLimit))
 
@@ -163,7 +164,15 @@ func setDefault[T comparable](v *T, def T) {
 }
 
 // Handler returns the server's http.Handler, for tests and for embedding.
-func (s *Server) Handler() http.Handler { return s.echo }
+func (s *Server) Handler() http.Handler { return s }
+
+// ServeHTTP prepares the request (prepare: request id, original path,
+// function, prefix rewriting) and hands it to the router. Doing this
+// outside Echo's Pre chain saves the closure Echo builds per middleware
+// per request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.echo.ServeHTTP(w, prepare(s.known, w, r))
+}
 
 // Stopping returns a channel closed when shutdown starts. main can hand it
 // to functions that keep long-lived work of their own.
@@ -203,7 +212,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		_ = ln.Close()
 		return errors.New("gateway: Serve called twice")
 	}
-	srv := s.httpServer(s.echo)
+	srv := s.httpServer(s)
 	srv.BaseContext = func(net.Listener) context.Context {
 		return context.WithValue(context.Background(), shutdownKey{}, s.stopCtx)
 	}

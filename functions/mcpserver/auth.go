@@ -27,6 +27,8 @@ type caller struct {
 // credential, then mint the user's database client (protocol.md A7), and on
 // success record the token's use without waiting (A8). Any failure is
 // returned as the *apierror.Error the transports map to their own shapes.
+// log may be nil: the request's logger is then made only if a failure is
+// logged.
 func (s *Server) authenticate(c echo.Context, log *slog.Logger) (*caller, *apierror.Error) {
 	ctx := c.Request().Context()
 	p, err := s.auth.Authenticate(ctx, headerJS(c.Request().Header, "Authorization"))
@@ -34,14 +36,43 @@ func (s *Server) authenticate(c echo.Context, log *slog.Logger) (*caller, *apier
 		err = apierror.Internal("Internal server error", nil)
 	}
 	if err != nil {
-		return nil, s.authFailure(log, err)
+		return nil, s.authFailure(s.loggerOr(log, c), err)
 	}
 	db, err := s.users.ForUser(ctx, p.UserID)
 	if err != nil {
-		return nil, s.authFailure(log, err)
+		return nil, s.authFailure(s.loggerOr(log, c), err)
 	}
 	s.auth.TouchLastUsed(p)
 	return &caller{principal: p, db: db}, nil
+}
+
+// loggerOr returns log, or the request's logger when log is nil.
+func (s *Server) loggerOr(log *slog.Logger, c echo.Context) *slog.Logger {
+	if log != nil {
+		return log
+	}
+	return s.requestLogger(c)
+}
+
+// unauthorizedEnvelopes are the transport envelopes of the fixed 401
+// messages, encoded once: refused credentials are the answer a flood of bad
+// requests gets, so it should cost nothing to write.
+var unauthorizedEnvelopes = func() map[string][]byte {
+	m := map[string][]byte{}
+	for _, msg := range []string{mcpauth.MsgMissingHeader, mcpauth.MsgInvalidHeader, mcpauth.MsgInvalidToken, mcpauth.MsgRevoked, mcpauth.MsgUnauthorized} {
+		m[msg] = envelope(transportCode(http.StatusUnauthorized), msg)
+	}
+	return m
+}()
+
+// authEnvelope is envelope(transportCode(ae.Status), ae.Message).
+func authEnvelope(ae *apierror.Error) []byte {
+	if ae.Status == http.StatusUnauthorized {
+		if b, ok := unauthorizedEnvelopes[ae.Message]; ok {
+			return b
+		}
+	}
+	return envelope(transportCode(ae.Status), ae.Message)
 }
 
 // authFailure classifies err and logs server faults; refused credentials are

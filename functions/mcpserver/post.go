@@ -19,12 +19,12 @@ import (
 // authenticate, record the token's use, read and parse the body, then
 // answer a single message (A3) or a batch (A4).
 func (s *Server) servePOST(c echo.Context) error {
-	log := s.requestLogger(c)
-	cl, ae := s.authenticate(c, log)
+	cl, ae := s.authenticate(c, nil)
 	if ae != nil {
 		s.setChallenge(c, ae)
-		return writeJSON(c, ae.Status, envelope(transportCode(ae.Status), ae.Message))
+		return writeJSON(c, ae.Status, authEnvelope(ae))
 	}
+	log := s.requestLogger(c)
 	version, ok := s.requestVersion(headerJS(c.Request().Header, headerProtocolVersion))
 	if !ok {
 		return writeJSON(c, http.StatusBadRequest, envelope(codeServerError, unsupportedVersionMessage(version)))

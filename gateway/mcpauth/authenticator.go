@@ -97,6 +97,7 @@ type Authenticator struct {
 
 	mu       sync.Mutex
 	lastSeen map[string]time.Time // token id → time of the last queued write
+	verified verifiedTokens
 	closed   bool
 	queue    chan touch
 	stop     chan struct{}
@@ -188,7 +189,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, authorization string) 
 	if err := ValidateMCPJWTSecret(a.secret); err != nil { // step 3
 		return nil, err
 	}
-	claims, err := VerifyAPIToken(a.secret, token, a.now()) // step 4
+	claims, err := a.verified.verify(a.secret, token, a.now()) // step 4 (verifycache.go)
 	if err != nil {
 		return nil, err
 	}
