@@ -100,7 +100,7 @@ const largeResult = 4 << 10
 // copying the result.
 func writeLargeResult(c echo.Context, head, result []byte) error {
 	w := c.Response()
-	w.Header()[echo.HeaderContentType] = contentTypeJSONValue
+	setJSONContentType(c)
 	w.WriteHeader(http.StatusOK)
 	if _, err := w.Write(head); err != nil {
 		return err

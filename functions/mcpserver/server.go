@@ -337,9 +337,22 @@ func headerJS(h http.Header, name string) string {
 }
 
 // writeJSON answers with a JSON body and the original's bare content type
-// (no charset).
+// (no charset): c.Blob(status, "application/json", body), with the header
+// value shared instead of allocated per answer.
 func writeJSON(c echo.Context, status int, body []byte) error {
-	return c.Blob(status, "application/json", body)
+	setJSONContentType(c)
+	c.Response().WriteHeader(status)
+	_, err := c.Response().Write(body)
+	return err
+}
+
+// setJSONContentType sets Content-Type: application/json unless a
+// Content-Type is already set, as echo.Context.Blob does.
+func setJSONContentType(c echo.Context) {
+	h := c.Response().Header()
+	if v := h[echo.HeaderContentType]; len(v) == 0 || v[0] == "" {
+		h[echo.HeaderContentType] = contentTypeJSONValue
+	}
 }
 
 // requestID returns the request id the gateway's middleware assigned (the
