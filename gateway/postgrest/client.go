@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // DefaultMaxBodyBytes bounds a PostgREST response body. Submission files are
@@ -42,6 +43,7 @@ type Client struct {
 	apiKey  string
 	bearer  string
 	hc      *http.Client
+	timeout time.Duration // the configured client's Timeout, applied per request as a deadline (see deadline)
 	maxBody int64
 	observe func(ctx context.Context, table string, status int, err error)
 
@@ -73,6 +75,16 @@ func New(opts Options) (*Client, error) {
 		maxBody = DefaultMaxBodyBytes
 	}
 	c := &Client{base: u, prefix: u.String() + "/", apiKey: opts.APIKey, hc: hc, maxBody: maxBody, observe: opts.Observe}
+	if hc.Timeout > 0 {
+		// http.Client enforces Timeout with a timer, a context and a
+		// once-function per request, even when the request's context
+		// already ends sooner (the service-role look-ups carry a deadline).
+		// The same bound is applied here as a context deadline, and only
+		// when the context has no earlier one.
+		cp := *hc
+		cp.Timeout = 0
+		c.hc, c.timeout = &cp, hc.Timeout
+	}
 	if c.apiKey != "" {
 		c.apiKeyValue = []string{c.apiKey}
 	}
@@ -97,6 +109,8 @@ func (c *Client) From(table string) *Query {
 
 // do sends one request and returns the body of a 2xx response.
 func (c *Client) do(ctx context.Context, method, table string, params [][2]string, header http.Header, body []byte) ([]byte, http.Header, error) {
+	ctx, cancel := c.deadline(ctx)
+	defer cancel()
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -154,6 +168,21 @@ func (c *Client) report(ctx context.Context, table string, status int, err error
 	if c.observe != nil {
 		c.observe(ctx, table, status, err)
 	}
+}
+
+// deadline bounds ctx by the client's timeout, as http.Client.Timeout
+// bounds a request and the reading of its body (do reads the body before
+// returning). A deadline fired here is context.DeadlineExceeded, which is
+// also what http.Client's timeout error matches with errors.Is.
+func (c *Client) deadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c.timeout <= 0 {
+		return ctx, func() {}
+	}
+	d := time.Now().Add(c.timeout)
+	if dl, ok := ctx.Deadline(); ok && !dl.After(d) {
+		return ctx, func() {}
+	}
+	return context.WithDeadline(ctx, d)
 }
 
 // requestURL is the URL of a request on table with params: what

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -316,6 +317,46 @@ func TestIsEmptyArray(t *testing.T) {
 	} {
 		if got := isEmptyArray([]byte(body)); got != want {
 			t.Errorf("isEmptyArray(%q) = %v, want %v", body, got, want)
+		}
+	}
+}
+
+// TestClientTimeout: the http.Client's Timeout still bounds a request to a
+// hung upstream (applied as a context deadline), and the failure is the
+// same kind of error: a transport failure matching context.DeadlineExceeded.
+func TestClientTimeout(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	for _, viaClient := range []bool{false, true} {
+		hc := &http.Client{Timeout: 100 * time.Millisecond}
+		c, err := New(Options{BaseURL: srv.URL, HTTPClient: hc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if viaClient { // the previous behaviour, for comparison: http.Client's own timer
+			c.hc, c.timeout = hc, 0
+		}
+		start := time.Now()
+		_, err = c.From("t").Rows(context.Background())
+		var pe *Error
+		if !errors.As(err, &pe) || pe.Status != 0 || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("viaClient=%v: error %v (%T), want a transport *Error matching context.DeadlineExceeded", viaClient, err, err)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("viaClient=%v: returned after %v", viaClient, d)
+		}
+	}
+	if hc := (&http.Client{Timeout: time.Second}); true {
+		c, _ := New(Options{BaseURL: srv.URL, HTTPClient: hc})
+		if c.hc == hc || c.hc.Timeout != 0 || c.timeout != time.Second || hc.Timeout != time.Second {
+			t.Errorf("client copy: Timeout %v, applied %v; caller's client changed: %v", c.hc.Timeout, c.timeout, hc.Timeout != time.Second)
 		}
 	}
 }
