@@ -73,7 +73,10 @@ func fakeBackend() http.Handler {
 }
 
 // fakeSettings are the gateway settings that go with the fake backend:
-// fresh secrets and an mcp_ token for fakeUser.
+// fresh secrets and an mcp_ token for fakeUser. The service-role key is
+// not among them (only the authentication layer names it; see
+// gateway/mcpauth's imports test): the fake backend checks no key, and
+// scripts/bench sets any non-empty value.
 func fakeSettings(url string) (map[string]string, error) {
 	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -91,12 +94,11 @@ func fakeSettings(url string) (map[string]string, error) {
 		return nil, err
 	}
 	return map[string]string{
-		"SUPABASE_URL":              url,
-		"SUPABASE_ANON_KEY":         "fake-anon-key",
-		"SUPABASE_SERVICE_ROLE_KEY": "fake-service-role-key",
-		"MCP_JWT_SECRET":            mcpSecret,
-		"JWT_SECRET":                jwk,
-		"DEMO_TOKEN":                token,
+		"SUPABASE_URL":      url,
+		"SUPABASE_ANON_KEY": "fake-anon-key",
+		"MCP_JWT_SECRET":    mcpSecret,
+		"JWT_SECRET":        jwk,
+		"DEMO_TOKEN":        token,
 	}, nil
 }
 
@@ -125,7 +127,7 @@ func fakeBackendCommand(ctx context.Context, args []string, stderr io.Writer) er
 	}
 	if *envFile != "" {
 		var b strings.Builder
-		for _, k := range []string{"SUPABASE_URL", "SUPABASE_ANON_KEY", "SUPABASE_SERVICE_ROLE_KEY", "MCP_JWT_SECRET", "JWT_SECRET", "DEMO_TOKEN"} {
+		for _, k := range []string{"SUPABASE_URL", "SUPABASE_ANON_KEY", "MCP_JWT_SECRET", "JWT_SECRET", "DEMO_TOKEN"} {
 			fmt.Fprintf(&b, "%s='%s'\n", k, settings[k]) // no value contains a single quote
 		}
 		if err := os.WriteFile(*envFile, []byte(b.String()), 0o600); err != nil {
