@@ -98,6 +98,7 @@ type Authenticator struct {
 	mu       sync.Mutex
 	lastSeen map[string]time.Time // token id → time of the last queued write
 	verified verifiedTokens
+	lookups  workers
 	closed   bool
 	queue    chan touch
 	stop     chan struct{}
@@ -200,10 +201,10 @@ func (a *Authenticator) Authenticate(ctx context.Context, authorization string) 
 	ctx, cancel := context.WithTimeout(ctx, a.lookupTimeout)
 	defer cancel()
 	staff := make(chan staffResult, 1) // buffered: the goroutine never blocks
-	go func() {
+	a.lookups.run(func() { // a reused goroutine (workers.go)
 		ok, err := a.isStaff(ctx, claims.Subject)
 		staff <- staffResult{ok, err}
-	}()
+	})
 
 	revoked, err := a.isRevoked(ctx, claims.TokenID) // step 6
 	if err != nil {
