@@ -201,7 +201,8 @@ func (a *Authenticator) Authenticate(ctx context.Context, authorization string) 
 	ctx, cancel := context.WithTimeout(ctx, a.lookupTimeout)
 	defer cancel()
 	staff := make(chan staffResult, 1) // buffered: the goroutine never blocks
-	a.lookups.run(func() {             // a reused goroutine (workers.go)
+	// On a reused goroutine (workers.go).
+	a.lookups.run(func() {
 		ok, err := a.isStaff(ctx, claims.Subject)
 		staff <- staffResult{ok, err}
 	})
