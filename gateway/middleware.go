@@ -54,9 +54,11 @@ func newRequestID() string {
 // value, where NewLogHandler and the request log find them. Even 404s carry
 // the id.
 func prepare(known map[string]bool, w http.ResponseWriter, req *http.Request) *http.Request {
+	ctx := &infoContext{Context: req.Context()}
 	ids := req.Header[HeaderRequestID]
 	if len(ids) == 0 || !saneRequestID(ids[0]) {
-		ids = []string{newRequestID()}
+		ctx.id[0] = newRequestID()
+		ids = ctx.id[:]
 		req.Header[HeaderRequestID] = ids
 	} else if len(ids) > 1 {
 		ids = ids[:1:1]
@@ -64,7 +66,7 @@ func prepare(known map[string]bool, w http.ResponseWriter, req *http.Request) *h
 	// One slice for both headers: neither is modified in place (appending
 	// to a full slice copies it).
 	w.Header()[HeaderRequestID] = ids
-	ctx := &infoContext{Context: req.Context(), info: requestInfo{id: ids[0], originalPath: req.URL.Path}}
+	ctx.info = requestInfo{id: ids[0], originalPath: req.URL.Path}
 	slug, prefixed := splitFunctionPath(req.URL.Path)
 	if known[slug] {
 		ctx.info.function = slug
@@ -79,10 +81,12 @@ func prepare(known map[string]bool, w http.ResponseWriter, req *http.Request) *h
 }
 
 // infoContext is context.WithValue(parent, requestIDKey{}, &info) in one
-// allocation instead of two.
+// allocation instead of two; it also holds the header value of a generated
+// request id.
 type infoContext struct {
 	context.Context
 	info requestInfo
+	id   [1]string
 }
 
 func (c *infoContext) Value(key any) any {

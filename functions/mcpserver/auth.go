@@ -36,11 +36,11 @@ func (s *Server) authenticate(c echo.Context, log *slog.Logger) (*caller, *apier
 		err = apierror.Internal("Internal server error", nil)
 	}
 	if err != nil {
-		return nil, s.authFailure(s.loggerOr(log, c), err)
+		return nil, s.authFailure(log, c, err)
 	}
 	db, err := s.users.ForUser(ctx, p.UserID)
 	if err != nil {
-		return nil, s.authFailure(s.loggerOr(log, c), err)
+		return nil, s.authFailure(log, c, err)
 	}
 	s.auth.TouchLastUsed(p)
 	return &caller{principal: p, db: db}, nil
@@ -77,12 +77,14 @@ func authEnvelope(ae *apierror.Error) []byte {
 
 // authFailure classifies err and logs server faults; refused credentials are
 // expected traffic on a public endpoint and are not worth more than debug.
-func (s *Server) authFailure(log *slog.Logger, err error) *apierror.Error {
+// log may be nil (see authenticate); the request's logger is made only
+// when a line is written.
+func (s *Server) authFailure(log *slog.Logger, c echo.Context, err error) *apierror.Error {
 	ae := apierror.As(err)
 	if ae.IsServerFault() {
-		log.Error("mcp-server: authentication failed", "status", ae.Status, "reason", string(ae.Reason), "error", err)
-	} else if log.Enabled(context.Background(), slog.LevelDebug) { // no boxing of the arguments otherwise
-		log.Debug("mcp-server: authentication refused", "status", ae.Status, "reason", string(ae.Reason))
+		s.loggerOr(log, c).Error("mcp-server: authentication failed", "status", ae.Status, "reason", string(ae.Reason), "error", err)
+	} else if s.log.Enabled(context.Background(), slog.LevelDebug) { // the request's logger has s.log's level
+		s.loggerOr(log, c).Debug("mcp-server: authentication refused", "status", ae.Status, "reason", string(ae.Reason))
 	}
 	return ae
 }
