@@ -31,7 +31,9 @@ func getStatus(t *testing.T, url string) (int, string) {
 }
 
 func TestProfilingListener(t *testing.T) {
-	paths := []string{"/debug/pprof/", "/debug/pprof/heap?debug=1", "/debug/pprof/allocs?debug=1", "/debug/pprof/goroutine?debug=1", "/debug/pprof/cmdline"}
+	// (The CPU profile and trace endpoints take at least a second; they are
+	// registered beside these and exercised by scripts/bench.)
+	paths := []string{"/debug/pprof/", "/debug/pprof/heap?debug=1", "/debug/pprof/allocs?debug=1", "/debug/pprof/goroutine?debug=1", "/debug/pprof/cmdline", "/debug/pprof/symbol"}
 	for _, enabled := range []bool{true, false} {
 		t.Run(map[bool]string{true: "enabled", false: "disabled"}[enabled], func(t *testing.T) {
 			mln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -62,13 +64,6 @@ func TestProfilingListener(t *testing.T) {
 				}
 				if status, _ := getStatus(t, base+"/functions/v1"+p); status != http.StatusNotFound {
 					t.Errorf("public listener /functions/v1%s: status %d, want 404", p, status)
-				}
-			}
-			// The CPU profile endpoint answers with a profile (1 s).
-			if enabled {
-				status, body := getStatus(t, "http://"+addr+"/debug/pprof/profile?seconds=1")
-				if status != http.StatusOK || len(body) == 0 {
-					t.Errorf("CPU profile: status %d, %d bytes", status, len(body))
 				}
 			}
 		})

@@ -1,6 +1,7 @@
 package mcpauth
 
 import (
+	"cmp"
 	"sync"
 	"time"
 )
@@ -22,6 +23,7 @@ const maxVerifiedTokens = 4096
 type verifiedTokens struct {
 	mu     sync.Mutex
 	byText map[string]*TokenClaims
+	max    int // 0: maxVerifiedTokens (tests set less)
 }
 
 // verify is VerifyAPIToken(secret, token, now) with the cache in front.
@@ -46,7 +48,7 @@ func (v *verifiedTokens) verify(secret, token string, now time.Time) (*TokenClai
 		return nil, err
 	}
 	v.mu.Lock()
-	if v.byText == nil || len(v.byText) >= maxVerifiedTokens {
+	if v.byText == nil || len(v.byText) >= cmp.Or(v.max, maxVerifiedTokens) {
 		v.byText = make(map[string]*TokenClaims)
 	}
 	v.byText[token] = c

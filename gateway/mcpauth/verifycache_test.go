@@ -83,8 +83,8 @@ func TestVerifiedTokensCache(t *testing.T) {
 func TestVerifiedTokensBound(t *testing.T) {
 	const secret = "verify-cache-secret-with-at-least-32-chars"
 	now := time.Unix(1_800_000_000, 0)
-	var v verifiedTokens
-	for i := range maxVerifiedTokens + 10 {
+	v := verifiedTokens{max: 16}
+	for i := range 16 + 10 {
 		tok, err := MintAPIToken(secret, "user-1", []string{"mcp:read"}, "tok-"+strconv.Itoa(i), 1, now)
 		if err != nil {
 			t.Fatal(err)
@@ -92,8 +92,8 @@ func TestVerifiedTokensBound(t *testing.T) {
 		if _, err := v.verify(secret, tok, now); err != nil {
 			t.Fatal(err)
 		}
-		if len(v.byText) > maxVerifiedTokens {
-			t.Fatalf("cache holds %d tokens, bound %d", len(v.byText), maxVerifiedTokens)
+		if len(v.byText) > v.max {
+			t.Fatalf("cache holds %d tokens, bound %d", len(v.byText), v.max)
 		}
 	}
 }
