@@ -7,17 +7,27 @@ import (
 
 type requestIDKey struct{}
 
+// requestInfo is what the gateway knows about a request before routing:
+// its id, the path the client sent (before prefix rewriting) and the
+// function it addresses ("" for none). prepare stores one per request in
+// the request context.
+type requestInfo struct {
+	id, originalPath, function string
+}
+
 // WithRequestID returns a copy of ctx that carries the request id. The
-// request-id middleware calls it for every request; tests and background
-// work started on behalf of a request may call it too.
+// gateway's middleware stores the id for every request; tests and
+// background work started on behalf of a request may call it too.
 func WithRequestID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, requestIDKey{}, id)
+	return context.WithValue(ctx, requestIDKey{}, &requestInfo{id: id})
 }
 
 // RequestID returns the request id carried by ctx, or "" when there is none.
 func RequestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
+	if info, ok := ctx.Value(requestIDKey{}).(*requestInfo); ok {
+		return info.id
+	}
+	return ""
 }
 
 // NewLogHandler wraps h so that every record logged with a context that

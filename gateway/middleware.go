@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -43,21 +44,56 @@ func newRequestID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// requestID honours a sane incoming X-Request-Id or generates one, echoes
-// it on the response, and stores it in the request context where
-// NewLogHandler finds it. It runs before routing so that even 404s carry it.
-func requestID(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		req := c.Request()
-		id := req.Header.Get(HeaderRequestID)
-		if !saneRequestID(id) {
-			id = newRequestID()
-			req.Header.Set(HeaderRequestID, id)
-		}
-		c.Response().Header().Set(HeaderRequestID, id)
-		c.SetRequest(req.WithContext(WithRequestID(req.Context(), id)))
-		return next(c)
+// prepare runs before Echo (Server.ServeHTTP), once per request, and does
+// in one step what every later stage reads: it honours a sane incoming
+// X-Request-Id or generates one and echoes it on the response; it records
+// the path the client sent (for the log) and the addressed function; and it
+// moves a request for a known function made without the /functions/v1
+// prefix under it — so one registration serves both a direct client and a
+// path-stripping proxy. The id and paths go into the request context as one
+// value, where NewLogHandler and the request log find them. Even 404s carry
+// the id.
+func prepare(known map[string]bool, w http.ResponseWriter, req *http.Request) *http.Request {
+	ctx := &infoContext{Context: req.Context()}
+	ids := req.Header[HeaderRequestID]
+	if len(ids) == 0 || !saneRequestID(ids[0]) {
+		ctx.id[0] = newRequestID()
+		ids = ctx.id[:]
+		req.Header[HeaderRequestID] = ids
+	} else if len(ids) > 1 {
+		ids = ids[:1:1]
 	}
+	// One slice for both headers: neither is modified in place (appending
+	// to a full slice copies it).
+	w.Header()[HeaderRequestID] = ids
+	ctx.info = requestInfo{id: ids[0], originalPath: req.URL.Path}
+	slug, prefixed := splitFunctionPath(req.URL.Path)
+	if known[slug] {
+		ctx.info.function = slug
+		if !prefixed {
+			req.URL.Path = FunctionsPrefix + req.URL.Path
+			if req.URL.RawPath != "" {
+				req.URL.RawPath = FunctionsPrefix + req.URL.RawPath
+			}
+		}
+	}
+	return req.WithContext(ctx)
+}
+
+// infoContext is context.WithValue(parent, requestIDKey{}, &info) in one
+// allocation instead of two; it also holds the header value of a generated
+// request id.
+type infoContext struct {
+	context.Context
+	info requestInfo
+	id   [1]string
+}
+
+func (c *infoContext) Value(key any) any {
+	if key == (requestIDKey{}) {
+		return &c.info
+	}
+	return c.Context.Value(key)
 }
 
 // RequestLogConfig configures the request log middleware.
@@ -70,94 +106,94 @@ type RequestLogConfig struct {
 	// Observe, when set, receives every request, skipped or not, for
 	// metrics.
 	Observe func(function, method string, status int, d time.Duration, stream bool)
+	// Fast, when set, writes the lines without slog (see RequestLog); it
+	// must write where Logger writes, in Logger's format (JSON).
+	Fast *RequestLog
 }
 
 // maxLoggedPath truncates logged paths; the functions' paths are short and
 // anything longer is noise or an attack.
 const maxLoggedPath = 256
 
-// requestLog writes one line per request: method, path (never the query,
-// which could carry secrets), function, status, duration and bytes. It never
-// logs headers, so Authorization and tokens cannot leak through it. It lets
-// the error handler write the answer first so the logged status is the one
-// the client saw.
-func requestLog(cfg RequestLogConfig) echo.MiddlewareFunc {
+// wrapRequest is the middleware around every routed request, in one closure
+// because Echo builds the middleware chain anew for every request (one
+// allocation per middleware). From the outside in:
+//
+//   - the request log: one line per request — method, path (never the
+//     query, which could carry secrets), function, status, duration and
+//     bytes. It never logs headers, so Authorization and tokens cannot leak
+//     through it. It lets the error handler write the answer first so the
+//     logged status is the one the client saw;
+//   - panic recovery: a panic in a handler becomes a 500 with a generic body
+//     and is logged with its stack; http.ErrAbortHandler is re-raised (it is
+//     how a handler asks net/http to drop the connection on purpose);
+//   - the body limit: a declared Content-Length over limit is refused with
+//     413 before the handler runs, and any body (chunked included) is capped
+//     at limit; a read past it fails with *http.MaxBytesError, which the
+//     error handler answers with 413. It is an outer bound: functions may
+//     apply tighter limits.
+func wrapRequest(cfg RequestLogConfig, limit int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			start := time.Now()
-			if err := next(c); err != nil {
+			if err := serveRecovered(c, next, cfg.Logger, limit); err != nil {
 				c.Error(err)
 			}
-			req, res := c.Request(), c.Response()
-			elapsed := time.Since(start)
-			if cfg.Observe != nil {
-				stream := strings.HasPrefix(res.Header().Get(echo.HeaderContentType), "text/event-stream")
-				cfg.Observe(functionSlug(c), req.Method, res.Status, elapsed, stream)
-			}
-			if cfg.Skipper != nil && cfg.Skipper(c) {
-				return nil
-			}
-			path := originalPath(c)
-			if len(path) > maxLoggedPath {
-				path = path[:maxLoggedPath] + "…"
-			}
-			level := slog.LevelInfo
-			if res.Status >= 500 {
-				level = slog.LevelWarn
-			}
-			cfg.Logger.LogAttrs(req.Context(), level, "request",
-				slog.String("method", req.Method),
-				slog.String("path", path),
-				slog.String("function", functionSlug(c)),
-				slog.Int("status", res.Status),
-				slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
-				slog.Int64("bytes", res.Size),
-			)
+			logRequestOf(c, cfg, time.Since(start))
 			return nil
 		}
 	}
 }
 
-// recoverPanics turns a panic in a handler into a 500 with a generic body
-// and logs the panic value with its stack. http.ErrAbortHandler is re-raised:
-// it is how a handler asks net/http to drop the connection on purpose.
-func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) (err error) {
-			defer func() {
-				r := recover()
-				if r == nil {
-					return
-				}
-				if r == http.ErrAbortHandler {
-					panic(r)
-				}
-				log.ErrorContext(c.Request().Context(), "panic in handler",
-					slog.String("panic", fmt.Sprint(r)),
-					slog.String("stack", string(debug.Stack())),
-				)
-				err = errPanic.WithCause(fmt.Errorf("panic: %v", r))
-			}()
-			return next(c)
+func serveRecovered(c echo.Context, next echo.HandlerFunc, log *slog.Logger, limit int64) (err error) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
 		}
+		if r == http.ErrAbortHandler {
+			panic(r)
+		}
+		log.ErrorContext(c.Request().Context(), "panic in handler",
+			slog.String("panic", fmt.Sprint(r)),
+			slog.String("stack", string(debug.Stack())),
+		)
+		err = errPanic.WithCause(fmt.Errorf("panic: %v", r))
+	}()
+	req := c.Request()
+	if req.ContentLength > limit {
+		return errBodyTooLarge
 	}
+	// An HTTP/1 body with a declared length is already cut at that length
+	// by net/http, which is within the limit here; only bodies of unknown
+	// length (chunked) need the reader that enforces it.
+	if req.Body != nil && req.Body != http.NoBody && (req.ContentLength < 0 || req.ProtoMajor != 1) {
+		req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
+	}
+	return next(c)
 }
 
-// bodyLimit refuses a declared Content-Length over limit with 413 and caps
-// what a handler can read from any body (chunked included) at limit; a read
-// past it fails with *http.MaxBytesError, which the error handler answers
-// with 413. It is an outer bound: functions may apply tighter limits.
-func bodyLimit(limit int64) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			req := c.Request()
-			if req.ContentLength > limit {
-				return errBodyTooLarge
-			}
-			if req.Body != nil && req.Body != http.NoBody {
-				req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
-			}
-			return next(c)
-		}
+// logRequestOf observes and logs the finished request.
+func logRequestOf(c echo.Context, cfg RequestLogConfig, elapsed time.Duration) {
+	req, res := c.Request(), c.Response()
+	info := requestInfoOf(c)
+	if cfg.Observe != nil {
+		stream := strings.HasPrefix(res.Header().Get(echo.HeaderContentType), "text/event-stream")
+		cfg.Observe(info.function, req.Method, res.Status, elapsed, stream)
 	}
+	if cfg.Skipper != nil && cfg.Skipper(c) {
+		return
+	}
+	path := info.originalPath
+	if len(path) > maxLoggedPath {
+		path = path[:maxLoggedPath] + "…"
+	}
+	level := slog.LevelInfo
+	if res.Status >= 500 {
+		level = slog.LevelWarn
+	}
+	logRequest(req.Context(), cfg.Logger, cfg.Fast, level, requestLine{
+		method: req.Method, path: path, function: info.function, requestID: info.id,
+		status: res.Status, elapsed: elapsed, bytes: res.Size,
+	})
 }

@@ -50,12 +50,6 @@ func validateFunctions(fns []Function) error {
 	return nil
 }
 
-// Context keys set by route rewriting, read by the request log.
-const (
-	ctxKeyOriginalPath = "gateway.original_path"
-	ctxKeyFunction     = "gateway.function"
-)
-
 // splitFunctionPath returns the slug addressed by path and whether path used
 // the /functions/v1 prefix. "/functions/v1/x/y" and "/x/y" both address "x".
 func splitFunctionPath(path string) (slug string, prefixed bool) {
@@ -70,41 +64,18 @@ func splitFunctionPath(path string) (slug string, prefixed bool) {
 	return slug, prefixed
 }
 
-// rewriteFunctionPaths runs before routing. It records the path the client
-// sent (for the log) and the addressed function, and moves a request for a
-// known function made without the /functions/v1 prefix under it — so one
-// registration serves both a direct client and a path-stripping proxy.
-func rewriteFunctionPaths(known map[string]bool) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			req := c.Request()
-			c.Set(ctxKeyOriginalPath, req.URL.Path)
-			slug, prefixed := splitFunctionPath(req.URL.Path)
-			if known[slug] {
-				c.Set(ctxKeyFunction, slug)
-				if !prefixed {
-					req.URL.Path = FunctionsPrefix + req.URL.Path
-					if req.URL.RawPath != "" {
-						req.URL.RawPath = FunctionsPrefix + req.URL.RawPath
-					}
-				}
-			}
-			return next(c)
-		}
+// requestInfoOf returns what prepare recorded for the request, or, for a
+// context it did not see, the request's path and no function.
+func requestInfoOf(c echo.Context) *requestInfo {
+	if info, ok := c.Request().Context().Value(requestIDKey{}).(*requestInfo); ok && info.originalPath != "" {
+		return info
 	}
+	return &requestInfo{id: RequestID(c.Request().Context()), originalPath: c.Request().URL.Path}
 }
 
-func originalPath(c echo.Context) string {
-	if p, ok := c.Get(ctxKeyOriginalPath).(string); ok {
-		return p
-	}
-	return c.Request().URL.Path
-}
+func originalPath(c echo.Context) string { return requestInfoOf(c).originalPath }
 
-func functionSlug(c echo.Context) string {
-	s, _ := c.Get(ctxKeyFunction).(string)
-	return s
-}
+func functionSlug(c echo.Context) string { return requestInfoOf(c).function }
 
 // unknownFunction answers any path no route matched. With a fallback
 // configured, requests that address a function (prefixed or not) are handed

@@ -33,6 +33,10 @@ type Options struct {
 	// handler with NewLogHandler so lines carry request_id. Default: a
 	// discarding logger.
 	Logger *slog.Logger
+	// RequestLog, when set, writes the request log lines without slog; it
+	// must write to Logger's writer in Logger's format (JSON). Nil logs
+	// them through Logger.
+	RequestLog *RequestLog
 	// ListenAddr is used by Run. Default ":9000".
 	ListenAddr string
 	// BodyLimit is the outer bound on request bodies in bytes. Default 16 MiB.
@@ -78,8 +82,12 @@ type Options struct {
 	// instead of listening on MetricsAddr (tests pass one bound to port 0,
 	// so no port is freed and taken again). Serve closes it.
 	MetricsListener net.Listener
+	// Profiling, with MetricsAddr and MetricsHandler, also serves the Go
+	// runtime's profiles (net/http/pprof) under /debug/pprof/ on the
+	// metrics listener — never on the public one.
+	Profiling bool
 	// Pre middlewares run before routing, after the request id and the
-	// path rewriting, e.g. mcp-server's answer to methods Echo does not
+	// path rewriting (which run before Echo), e.g. mcp-server's answer to methods Echo does not
 	// route.
 	Pre []echo.MiddlewareFunc
 	// Routes, when set, adds routes outside the function namespace, such as
@@ -98,6 +106,7 @@ type Server struct {
 	// requests still finish while streams are told to end.
 	stopCtx  context.Context
 	stop     context.CancelFunc
+	known    map[string]bool // function slugs, for prepare
 	draining atomic.Bool
 	served   atomic.Bool
 }
@@ -134,13 +143,9 @@ func New(opts Options) (*Server, error) {
 	for _, f := range opts.Functions {
 		known[f.Slug] = true
 	}
-	e.Pre(requestID, rewriteFunctionPaths(known))
+	s.known = known
 	e.Pre(opts.Pre...)
-	e.Use(
-		requestLog(RequestLogConfig{Logger: s.log, Skipper: isOperationsPath, Observe: opts.ObserveRequest}),
-		recoverPanics(s.log),
-		bodyLimit(opts.BodyLimit),
-	)
+	e.Use(wrapRequest(RequestLogConfig{Logger: s.log, Skipper: isOperationsPath, Observe: opts.ObserveRequest, Fast: opts.RequestLog}, opts.BodyLimit))
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
@@ -163,7 +168,15 @@ func setDefault[T comparable](v *T, def T) {
 }
 
 // Handler returns the server's http.Handler, for tests and for embedding.
-func (s *Server) Handler() http.Handler { return s.echo }
+func (s *Server) Handler() http.Handler { return s }
+
+// ServeHTTP prepares the request (prepare: request id, original path,
+// function, prefix rewriting) and hands it to the router. Doing this
+// outside Echo's Pre chain saves the closure Echo builds per middleware
+// per request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.echo.ServeHTTP(w, prepare(s.known, w, r))
+}
 
 // Stopping returns a channel closed when shutdown starts. main can hand it
 // to functions that keep long-lived work of their own.
@@ -203,7 +216,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		_ = ln.Close()
 		return errors.New("gateway: Serve called twice")
 	}
-	srv := s.httpServer(s.echo)
+	srv := s.httpServer(s)
 	srv.BaseContext = func(net.Listener) context.Context {
 		return context.WithValue(context.Background(), shutdownKey{}, s.stopCtx)
 	}
@@ -237,6 +250,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		}
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", s.opts.MetricsHandler)
+		if s.opts.Profiling {
+			registerProfiling(mux)
+		}
 		msrv := s.httpServer(mux)
 		servers = append(servers, msrv)
 		go func() { errc <- msrv.Serve(mln) }()

@@ -73,13 +73,9 @@ func errorResponse(id any, code int, message string) *response {
 // it: keys jsonrpc, id, then result or error{code, message}.
 func (r *response) appendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-	if text, ok := r.id.(overflowID); ok {
-		dst = append(dst, text...)
-	} else {
-		var err error
-		if dst, err = jsjson.AppendCompact(dst, r.id); err != nil {
-			return nil, err
-		}
+	dst, err := r.appendID(dst)
+	if err != nil {
+		return nil, err
 	}
 	if r.err != nil {
 		dst = append(dst, `,"error":`...)
@@ -89,6 +85,26 @@ func (r *response) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, r.result...)
 	}
 	return append(dst, '}'), nil
+}
+
+// appendResultHead appends what appendJSON writes before the result of a
+// result response: {"jsonrpc":"2.0","id":<id>,"result":
+func (r *response) appendResultHead(dst []byte) ([]byte, error) {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst, err := r.appendID(dst)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, `,"result":`...), nil
+}
+
+// appendID appends the response's id: the request's own text for an id
+// that overflows a double, else as JavaScript prints it.
+func (r *response) appendID(dst []byte) ([]byte, error) {
+	if text, ok := r.id.(overflowID); ok {
+		return append(dst, text...), nil
+	}
+	return jsjson.AppendCompact(dst, r.id)
 }
 
 func (e *rpcError) appendJSON(dst []byte) []byte {

@@ -131,12 +131,16 @@ func (s *Server) setCORSFor(c echo.Context) bool {
 	h := c.Response().Header()
 	origin := headerJS(c.Request().Header, "Origin")
 	allow, vary, ok := s.origins.check(origin, reachedOverLoopback(c.Request().Context()))
-	if allow != "" {
+	switch allow {
+	case "":
+	case corsAllowOrigin:
+		h["Access-Control-Allow-Origin"] = corsAllowOriginValue
+	default:
 		h.Set("Access-Control-Allow-Origin", allow)
 	}
-	h.Set("Access-Control-Allow-Headers", s.corsAllowHeadersFor(c.Request()))
-	h.Set("Access-Control-Allow-Methods", corsAllowMethods)
-	h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
+	h["Access-Control-Allow-Headers"] = s.corsAllowHeadersFor(c.Request())
+	h["Access-Control-Allow-Methods"] = corsAllowMethodsValue
+	h["Access-Control-Expose-Headers"] = corsExposeHeadersValue
 	if vary {
 		h.Add("Vary", "Origin")
 	}
@@ -159,17 +163,17 @@ func (s *Server) refuseOrigin(c echo.Context) error {
 // header, unless pinned); the original's list, with mcp-protocol-version,
 // otherwise. No Vary is needed: browsers read this header only on
 // preflights, whose answers HTTP caches do not store.
-func (s *Server) corsAllowHeadersFor(r *http.Request) string {
+func (s *Server) corsAllowHeadersFor(r *http.Request) []string {
 	if r.Method == http.MethodOptions {
 		if requestsModernHeaders(headerJS(r.Header, "Access-Control-Request-Headers")) {
-			return corsAllowHeadersModern
+			return corsAllowHeadersModernValue
 		}
-		return corsAllowHeaders
+		return corsAllowHeadersValue
 	}
 	if !s.pinProtocol && headerJS(r.Header, headerProtocolVersion) == versionModern {
-		return corsAllowHeadersModern
+		return corsAllowHeadersModernValue
 	}
-	return corsAllowHeaders
+	return corsAllowHeadersValue
 }
 
 // requestsModernHeaders reports whether an Access-Control-Request-Headers

@@ -19,12 +19,12 @@ import (
 // authenticate, record the token's use, read and parse the body, then
 // answer a single message (A3) or a batch (A4).
 func (s *Server) servePOST(c echo.Context) error {
-	log := s.requestLogger(c)
-	cl, ae := s.authenticate(c, log)
+	cl, ae := s.authenticate(c, nil)
 	if ae != nil {
 		s.setChallenge(c, ae)
-		return writeJSON(c, ae.Status, envelope(transportCode(ae.Status), ae.Message))
+		return writeJSON(c, ae.Status, authEnvelope(ae))
 	}
+	log := s.requestLogger(c)
 	// The revision is chosen per request (docs/compatibility.md, "Protocol
 	// revisions"): MCP-Protocol-Version when it names a handshake revision
 	// (2025-03-26 when absent), 2026-07-28 when it or the body's _meta says
@@ -105,6 +105,35 @@ func (s *Server) answerSingle(c echo.Context, cl *caller, m *jsjson.Object, log 
 	}
 	return s.writeResponse(c, http.StatusOK, resp, log)
 }
+
+// largeResult is the result size from which a single response is written
+// in three parts (envelope head, the result as encoded, closing brace)
+// instead of being copied into one buffer first: tools/list's constant
+// result (≈20 KB) would otherwise be copied on every request. Above 2 KiB
+// net/http sends the body chunked either way, so the answer is the same.
+const largeResult = 4 << 10
+
+// writeLargeResult writes head, result and a closing brace: what
+// c.Blob(200, "application/json", resp.appendJSON(…)) writes, without
+// copying the result.
+func writeLargeResult(c echo.Context, status int, head, result []byte) error {
+	w := c.Response()
+	setJSONContentType(c)
+	w.WriteHeader(status)
+	if _, err := w.Write(head); err != nil {
+		return err
+	}
+	if _, err := w.Write(result); err != nil {
+		return err
+	}
+	_, err := w.Write(closingBrace)
+	return err
+}
+
+var (
+	contentTypeJSONValue = []string{"application/json"}
+	closingBrace         = []byte{'}'}
+)
 
 // errBodyTooLarge reports a body over Options.MaxBodyBytes.
 var errBodyTooLarge = errors.New("request body too large")

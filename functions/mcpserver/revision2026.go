@@ -279,6 +279,11 @@ func (s *Server) serveListen(c echo.Context, id any, msg *jsjson.Object, log *sl
 
 // writeResponse answers with one JSON-RPC response as JSON.
 func (s *Server) writeResponse(c echo.Context, status int, r *response, log *slog.Logger) error {
+	if r.err == nil && len(r.result) >= largeResult {
+		if head, err := r.appendResultHead(make([]byte, 0, 64)); err == nil {
+			return writeLargeResult(c, status, head, r.result)
+		}
+	}
 	out, err := r.appendJSON(make([]byte, 0, 128+len(r.result)))
 	if err != nil {
 		return s.internalError(c, log, err)

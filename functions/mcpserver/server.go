@@ -141,6 +141,7 @@ type Server struct {
 	maxBatch    int
 	keepAlive   time.Duration
 	resourceURL string
+	challenges  [3][]string // WWW-Authenticate values (auth.go)
 	pinProtocol bool
 	origins     *originPolicy
 	metrics     Metrics
@@ -215,6 +216,7 @@ func New(opts Options) (*Server, error) {
 			orDefault(opts.MaxStreamsPerToken, DefaultMaxStreamsPerToken)),
 	}
 	s.callTool = s.tools.Call
+	s.challenges = newChallenges(s.resourceURL)
 	if opts.EdgeFunctionsURL != "" {
 		s.endpoint = opts.EdgeFunctionsURL + endpointPath
 	}
@@ -314,6 +316,17 @@ const (
 	corsExposeHeaders      = "WWW-Authenticate"
 )
 
+// The CORS header values as header slices, shared by every response: no
+// handler modifies a header value in place, and appending to these full
+// slices copies them.
+var (
+	corsAllowOriginValue        = []string{corsAllowOrigin}
+	corsAllowHeadersValue       = []string{corsAllowHeaders}
+	corsAllowHeadersModernValue = []string{corsAllowHeadersModern}
+	corsAllowMethodsValue       = []string{corsAllowMethods}
+	corsExposeHeadersValue      = []string{corsExposeHeaders}
+)
+
 // Handle serves one request in the original's routing order (protocol.md
 // A1), after the Origin check when Options.AllowedOrigins is set. It writes
 // every answer itself and returns an error only when the connection failed
@@ -352,9 +365,22 @@ func headerJS(h http.Header, name string) string {
 }
 
 // writeJSON answers with a JSON body and the original's bare content type
-// (no charset).
+// (no charset): c.Blob(status, "application/json", body), with the header
+// value shared instead of allocated per answer.
 func writeJSON(c echo.Context, status int, body []byte) error {
-	return c.Blob(status, "application/json", body)
+	setJSONContentType(c)
+	c.Response().WriteHeader(status)
+	_, err := c.Response().Write(body)
+	return err
+}
+
+// setJSONContentType sets Content-Type: application/json unless a
+// Content-Type is already set, as echo.Context.Blob does.
+func setJSONContentType(c echo.Context) {
+	h := c.Response().Header()
+	if v := h[echo.HeaderContentType]; len(v) == 0 || v[0] == "" {
+		h[echo.HeaderContentType] = contentTypeJSONValue
+	}
 }
 
 // requestID returns the request id the gateway's middleware assigned (the
@@ -367,11 +393,40 @@ func requestID(c echo.Context) string {
 }
 
 // requestLogger returns the server's logger tagged with the request id the
-// gateway's middleware assigned, when there is one.
+// gateway's middleware assigned, when there is one. The tag is added only
+// when a line is actually written (requestIDHandler): most requests log
+// nothing here, and Logger.With would format the attribute on every one.
 func (s *Server) requestLogger(c echo.Context) *slog.Logger {
 	id := requestID(c)
 	if id == "" {
 		return s.log
 	}
-	return s.log.With("request_id", id)
+	return slog.New(&requestIDHandler{inner: s.log.Handler(), id: id})
+}
+
+// requestIDHandler is inner.WithAttrs(request_id) built on first use, so
+// lines are exactly those of s.log.With("request_id", id).
+type requestIDHandler struct {
+	inner slog.Handler
+	id    string
+}
+
+func (h *requestIDHandler) tagged() slog.Handler {
+	return h.inner.WithAttrs([]slog.Attr{slog.String("request_id", h.id)})
+}
+
+func (h *requestIDHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.inner.Enabled(ctx, l)
+}
+
+func (h *requestIDHandler) Handle(ctx context.Context, r slog.Record) error {
+	return h.tagged().Handle(ctx, r)
+}
+
+func (h *requestIDHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return h.tagged().WithAttrs(attrs)
+}
+
+func (h *requestIDHandler) WithGroup(name string) slog.Handler {
+	return h.tagged().WithGroup(name)
 }

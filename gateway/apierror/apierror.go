@@ -79,6 +79,9 @@ func Internal(message string, err error) *Error {
 // 500 with the public message "Internal server error" wrapping err, so a
 // caller can always answer with a status and a safe message.
 func As(err error) *Error {
+	if e, ok := err.(*Error); ok { // the usual case, without errors.As's allocation
+		return e
+	}
 	var e *Error
 	if errors.As(err, &e) {
 		return e

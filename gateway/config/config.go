@@ -128,6 +128,10 @@ type Config struct {
 	// MetricsAddr is GATEWAY_METRICS_ADDR; empty disables the metrics
 	// listener.
 	MetricsAddr string
+	// Profiling is GATEWAY_PPROF: when true (and MetricsAddr is set) the
+	// metrics listener also serves net/http/pprof under /debug/pprof/.
+	// Never served on the public listener.
+	Profiling bool
 	// FallbackURL is GATEWAY_FALLBACK_URL, the edge runtime that serves
 	// functions this gateway does not know; nil answers them 404.
 	FallbackURL *url.URL
@@ -212,6 +216,7 @@ func Load(getenv func(string) string) (Config, error) {
 	c.MaxStreamsPerToken = p.count("GATEWAY_MAX_STREAMS_PER_TOKEN", DefaultMaxStreamsPerToken)
 	c.SSEKeepalive = p.duration("GATEWAY_SSE_KEEPALIVE", 0, true)
 	c.MetricsAddr = p.addr("GATEWAY_METRICS_ADDR", "")
+	c.Profiling = p.boolean("GATEWAY_PPROF", false)
 	c.FallbackURL = p.baseURL("GATEWAY_FALLBACK_URL", nil)
 	c.AllowedOrigins = p.origins("GATEWAY_ALLOWED_ORIGINS")
 	c.PinProtocol2024 = p.boolean("MCP_PIN_PROTOCOL_2024", false)
@@ -232,6 +237,9 @@ func Load(getenv func(string) string) (Config, error) {
 
 	if c.MetricsAddr != "" && c.MetricsAddr == c.ListenAddr {
 		p.fail("GATEWAY_METRICS_ADDR", "must differ from GATEWAY_LISTEN_ADDR (metrics are never served on the public listener)")
+	}
+	if c.Profiling && c.MetricsAddr == "" {
+		p.fail("GATEWAY_PPROF", "needs GATEWAY_METRICS_ADDR (profiles are served only on the metrics listener)")
 	}
 	if err := errors.Join(p.errs...); err != nil {
 		return Config{}, err

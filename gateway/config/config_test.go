@@ -187,6 +187,10 @@ func TestLoadValid(t *testing.T) {
 			c.IssuerURL = "https://project.supabase.co/functions/v1/mcp-server/oidc"
 		}},
 		{"issuer URL at a host's root", map[string]string{"GATEWAY_ISSUER_URL": "https://mcp.example.edu"}, func(_ *testing.T, c *Config) { c.IssuerURL = "https://mcp.example.edu" }},
+		{"pprof on the metrics listener", map[string]string{"GATEWAY_METRICS_ADDR": "127.0.0.1:9100", "GATEWAY_PPROF": "true"}, func(_ *testing.T, c *Config) {
+			c.MetricsAddr = "127.0.0.1:9100"
+			c.Profiling = true
+		}},
 		{"wildcard origin spelled out", map[string]string{"GATEWAY_ALLOWED_ORIGINS": "*"}, func(_ *testing.T, c *Config) { c.AllowedOrigins = []string{"*"} }},
 	}
 	for _, tt := range tests {
@@ -252,6 +256,10 @@ func TestLoadMalformed(t *testing.T) {
 			`GATEWAY_METRICS_ADDR must be host:port or :port, e.g. :9000 (got "metrics")`},
 		{"GATEWAY_METRICS_ADDR equal to the listener", map[string]string{"GATEWAY_METRICS_ADDR": ":9000"},
 			`GATEWAY_METRICS_ADDR must differ from GATEWAY_LISTEN_ADDR (metrics are never served on the public listener)`},
+		{"GATEWAY_PPROF not a boolean", map[string]string{"GATEWAY_METRICS_ADDR": ":9100", "GATEWAY_PPROF": "yes please"},
+			`GATEWAY_PPROF must be true or false (got "yes please")`},
+		{"GATEWAY_PPROF without a metrics listener", map[string]string{"GATEWAY_PPROF": "true"},
+			`GATEWAY_PPROF needs GATEWAY_METRICS_ADDR (profiles are served only on the metrics listener)`},
 		{"GITHUB_API_URL", map[string]string{"GITHUB_API_URL": "api.github.com"},
 			`GITHUB_API_URL must be an absolute http or https URL without query or fragment, e.g. https://project.supabase.co (got "api.github.com")`},
 		{"GATEWAY_OAUTH_ISSUER", map[string]string{"GATEWAY_OAUTH_ISSUER": "auth/v1"},

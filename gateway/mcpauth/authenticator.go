@@ -1,6 +1,7 @@
 package mcpauth
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -96,6 +97,8 @@ type Authenticator struct {
 
 	mu       sync.Mutex
 	lastSeen map[string]time.Time // token id → time of the last queued write
+	verified verifiedTokens
+	lookups  workers
 	closed   bool
 	queue    chan touch
 	stop     chan struct{}
@@ -187,7 +190,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, authorization string) 
 	if err := ValidateMCPJWTSecret(a.secret); err != nil { // step 3
 		return nil, err
 	}
-	claims, err := VerifyAPIToken(a.secret, token, a.now()) // step 4
+	claims, err := a.verified.verify(a.secret, token, a.now()) // step 4 (verifycache.go)
 	if err != nil {
 		return nil, err
 	}
@@ -198,10 +201,11 @@ func (a *Authenticator) Authenticate(ctx context.Context, authorization string) 
 	ctx, cancel := context.WithTimeout(ctx, a.lookupTimeout)
 	defer cancel()
 	staff := make(chan staffResult, 1) // buffered: the goroutine never blocks
-	go func() {
+	// On a reused goroutine (workers.go).
+	a.lookups.run(func() {
 		ok, err := a.isStaff(ctx, claims.Subject)
 		staff <- staffResult{ok, err}
-	}()
+	})
 
 	revoked, err := a.isRevoked(ctx, claims.TokenID) // step 6
 	if err != nil {
@@ -252,11 +256,26 @@ func (a *Authenticator) isStaff(ctx context.Context, userID string) (bool, error
 	if err != nil {
 		return false, err
 	}
+	if nonEmpty, ok := jsonArrayNonEmpty(body); ok { // valid JSON: no decoding needed
+		return nonEmpty, nil
+	}
 	var rows []json.RawMessage
 	if err := json.Unmarshal(body, &rows); err != nil {
 		return false, fmt.Errorf("mcpauth: decode user_roles: %w", err)
 	}
 	return len(rows) > 0, nil
+}
+
+// jsonArrayNonEmpty reports, for a body that is a valid JSON array (ok),
+// whether it has elements — what decoding it into a slice and taking its
+// length would say, without the decoding. ok is false for anything else,
+// which the caller decodes to get the error.
+func jsonArrayNonEmpty(body []byte) (nonEmpty, ok bool) {
+	b := bytes.Trim(body, " \t\n\r")
+	if len(b) < 2 || b[0] != '[' || !json.Valid(b) {
+		return false, false
+	}
+	return bytes.Trim(b[1:], " \t\n\r")[0] != ']', true
 }
 
 // EnsureRevoked makes sure tokenID is in revoked_token_ids, the only table

@@ -2,6 +2,7 @@ package mcpauth
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"sort"
@@ -317,5 +318,36 @@ func TestAuthenticateLookupTimeout(t *testing.T) {
 		assertAPIError(t, err, 503, MsgRevocationPrefix+"request timed out")
 	case <-time.After(time.Minute):
 		t.Fatal("Authenticate did not return while PostgREST hung")
+	}
+}
+
+func TestJSONArrayNonEmpty(t *testing.T) {
+	tests := []struct {
+		body            string
+		nonEmpty, valid bool
+	}{
+		{`[]`, false, true},
+		{" [ ]\n", false, true},
+		{`[{"class_id":1,"role":"instructor"}]`, true, true},
+		{`[1,2]`, true, true},
+		{`[`, false, false},
+		{`[1,]`, false, false},
+		{`{}`, false, false},
+		{`null`, false, false},
+		{``, false, false},
+		{"[\u00a0]", false, false},
+	}
+	for _, tt := range tests {
+		nonEmpty, ok := jsonArrayNonEmpty([]byte(tt.body))
+		if nonEmpty != tt.nonEmpty || ok != tt.valid {
+			t.Errorf("jsonArrayNonEmpty(%q) = %v, %v; want %v, %v", tt.body, nonEmpty, ok, tt.nonEmpty, tt.valid)
+		}
+		// Where the fast path answers, it agrees with decoding into a slice
+		// (otherwise the caller decodes).
+		var rows []json.RawMessage
+		err := json.Unmarshal([]byte(tt.body), &rows)
+		if ok && (err != nil || nonEmpty != (len(rows) > 0)) {
+			t.Errorf("%q: fast path (%v, %v) disagrees with json.Unmarshal (%d rows, %v)", tt.body, nonEmpty, ok, len(rows), err)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // DefaultMaxBodyBytes bounds a PostgREST response body. Submission files are
@@ -38,12 +39,26 @@ type Options struct {
 // immutable and safe for concurrent use; WithBearer returns a copy.
 type Client struct {
 	base    *url.URL
+	prefix  string // base.String() + "/": request URLs are prefix + table + "?" + query
 	apiKey  string
 	bearer  string
 	hc      *http.Client
+	timeout time.Duration // the configured client's Timeout, applied per request as a deadline (see deadline)
 	maxBody int64
 	observe func(ctx context.Context, table string, status int, err error)
+
+	// Header values built once and shared by every request (the transport
+	// only reads them; http.Client copies the header map before any
+	// redirect). nil when the header is not sent.
+	apiKeyValue []string
+	authValue   []string
 }
+
+// Header values every request shares.
+var (
+	acceptJSONValue      = []string{"application/json"}
+	contentTypeJSONValue = []string{"application/json"}
+)
 
 // New validates opts and returns a Client that sends no Authorization header.
 func New(opts Options) (*Client, error) {
@@ -59,13 +74,31 @@ func New(opts Options) (*Client, error) {
 	if maxBody <= 0 {
 		maxBody = DefaultMaxBodyBytes
 	}
-	return &Client{base: u, apiKey: opts.APIKey, hc: hc, maxBody: maxBody, observe: opts.Observe}, nil
+	c := &Client{base: u, prefix: u.String() + "/", apiKey: opts.APIKey, hc: hc, maxBody: maxBody, observe: opts.Observe}
+	if hc.Timeout > 0 {
+		// http.Client enforces Timeout with a timer, a context and a
+		// once-function per request, even when the request's context
+		// already ends sooner (the service-role look-ups carry a deadline).
+		// The same bound is applied here as a context deadline, and only
+		// when the context has no earlier one.
+		cp := *hc
+		cp.Timeout = 0
+		c.hc, c.timeout = &cp, hc.Timeout
+	}
+	if c.apiKey != "" {
+		c.apiKeyValue = []string{c.apiKey}
+	}
+	return c, nil
 }
 
 // WithBearer returns a copy of c that authenticates as token.
 func (c *Client) WithBearer(token string) *Client {
 	cp := *c
 	cp.bearer = token
+	cp.authValue = nil
+	if token != "" {
+		cp.authValue = []string{"Bearer " + token}
+	}
 	return &cp
 }
 
@@ -76,31 +109,33 @@ func (c *Client) From(table string) *Query {
 
 // do sends one request and returns the body of a 2xx response.
 func (c *Client) do(ctx context.Context, method, table string, params [][2]string, header http.Header, body []byte) ([]byte, http.Header, error) {
-	u := *c.base
-	u.Path = c.base.Path + "/" + table
-	u.RawQuery = encodeParams(params)
+	ctx, cancel := c.deadline(ctx)
+	defer cancel()
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
+	req, err := http.NewRequestWithContext(ctx, method, c.requestURL(table, params), rd)
 	if err != nil {
 		return nil, nil, &Error{Table: table, Err: err}
 	}
+	// Canonical keys set directly: Header.Set would canonicalise each key
+	// and allocate each value.
+	h := req.Header
 	for k, vs := range header {
-		req.Header[k] = vs
+		h[k] = vs
 	}
-	if req.Header.Get("Accept") == "" {
-		req.Header.Set("Accept", "application/json")
+	if len(h["Accept"]) == 0 || h["Accept"][0] == "" {
+		h["Accept"] = acceptJSONValue
 	}
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		h["Content-Type"] = contentTypeJSONValue
 	}
-	if c.apiKey != "" {
-		req.Header.Set("apikey", c.apiKey)
+	if c.apiKeyValue != nil {
+		h["Apikey"] = c.apiKeyValue
 	}
-	if c.bearer != "" {
-		req.Header.Set("Authorization", "Bearer "+c.bearer)
+	if c.authValue != nil {
+		h["Authorization"] = c.authValue
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
@@ -109,7 +144,7 @@ func (c *Client) do(ctx context.Context, method, table string, params [][2]strin
 		return nil, nil, e
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
+	data, err := readBody(resp, c.maxBody)
 	if err != nil {
 		e := &Error{Table: table, Status: resp.StatusCode, Err: err}
 		c.report(ctx, table, resp.StatusCode, e)
@@ -132,6 +167,79 @@ func (c *Client) do(ctx context.Context, method, table string, params [][2]strin
 func (c *Client) report(ctx context.Context, table string, status int, err error) {
 	if c.observe != nil {
 		c.observe(ctx, table, status, err)
+	}
+}
+
+// deadline bounds ctx by the client's timeout, as http.Client.Timeout
+// bounds a request and the reading of its body (do reads the body before
+// returning). A deadline fired here is context.DeadlineExceeded, which is
+// also what http.Client's timeout error matches with errors.Is.
+func (c *Client) deadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c.timeout <= 0 {
+		return ctx, func() {}
+	}
+	d := time.Now().Add(c.timeout)
+	if dl, ok := ctx.Deadline(); ok && !dl.After(d) {
+		return ctx, func() {}
+	}
+	return context.WithDeadline(ctx, d)
+}
+
+// requestURL is the URL of a request on table with params: what
+// (base with Path + "/" + table and RawQuery set).String() gives, without
+// copying and re-serialising the URL. Table names are identifiers; one that
+// would need escaping takes the general route.
+func (c *Client) requestURL(table string, params [][2]string) string {
+	query := encodeParams(params)
+	if !plainPathSegment(table) {
+		u := *c.base
+		u.Path = c.base.Path + "/" + table
+		u.RawQuery = query
+		return u.String()
+	}
+	if query == "" {
+		return c.prefix + table
+	}
+	return c.prefix + table + "?" + query
+}
+
+// plainPathSegment reports whether s is written in a URL path as is.
+func plainPathSegment(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// readBody is io.ReadAll(io.LimitReader(resp.Body, limit+1)) — at most one
+// byte more than the limit, so the caller can tell an over-long body — with
+// the buffer sized from Content-Length when the upstream sent one, so the
+// usual small answer is read into one allocation instead of a growing one.
+func readBody(resp *http.Response, limit int64) ([]byte, error) {
+	size := int64(512) // io.ReadAll's first allocation
+	if n := resp.ContentLength; n >= 0 && n <= limit {
+		size = n + 1 // room to see EOF without growing
+	}
+	lr := io.LimitedReader{R: resp.Body, N: limit + 1}
+	b := make([]byte, 0, size)
+	for {
+		n, err := lr.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
 	}
 }
 

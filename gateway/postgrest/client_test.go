@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -278,5 +279,84 @@ func TestParams(t *testing.T) {
 	got := c.From("t").Select("a").Eq("b", "1").Params()
 	if diff := cmp.Diff([][2]string{{"select", "a"}, {"b", "eq.1"}}, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestReadBody(t *testing.T) {
+	long := strings.Repeat("x", 2000)
+	tests := []struct {
+		name     string
+		body     string
+		declared int64
+		limit    int64
+		want     string
+	}{
+		{"declared", `[{"a":1}]`, 9, 100, `[{"a":1}]`},
+		{"undeclared", long, -1, 5000, long},
+		{"empty", "", 0, 100, ""},
+		{"over the limit, declared", long, 2000, 10, long[:11]},
+		{"over the limit, undeclared", long, -1, 10, long[:11]},
+		{"longer than declared", long, 5, 5000, long},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := &http.Response{Body: io.NopCloser(strings.NewReader(tt.body)), ContentLength: tt.declared}
+			got, err := readBody(resp, tt.limit)
+			want, _ := io.ReadAll(io.LimitReader(strings.NewReader(tt.body), tt.limit+1))
+			if err != nil || string(got) != tt.want || string(got) != string(want) {
+				t.Errorf("readBody = %d bytes, %v; want %d bytes (io.ReadAll gives %d)", len(got), err, len(tt.want), len(want))
+			}
+		})
+	}
+}
+
+func TestIsEmptyArray(t *testing.T) {
+	for body, want := range map[string]bool{
+		"[]": true, " [ \n] ": true, "[\t]\r\n": true, "[1]": false, "[": false, "": false, "{}": false,
+		"[\u00a0]": false, "null": false, `[""]`: false,
+	} {
+		if got := isEmptyArray([]byte(body)); got != want {
+			t.Errorf("isEmptyArray(%q) = %v, want %v", body, got, want)
+		}
+	}
+}
+
+// TestClientTimeout: the http.Client's Timeout still bounds a request to a
+// hung upstream (applied as a context deadline), and the failure is the
+// same kind of error: a transport failure matching context.DeadlineExceeded.
+func TestClientTimeout(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	for _, viaClient := range []bool{false, true} {
+		hc := &http.Client{Timeout: 100 * time.Millisecond}
+		c, err := New(Options{BaseURL: srv.URL, HTTPClient: hc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if viaClient { // the previous behaviour, for comparison: http.Client's own timer
+			c.hc, c.timeout = hc, 0
+		}
+		start := time.Now()
+		_, err = c.From("t").Rows(context.Background())
+		var pe *Error
+		if !errors.As(err, &pe) || pe.Status != 0 || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("viaClient=%v: error %v (%T), want a transport *Error matching context.DeadlineExceeded", viaClient, err, err)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("viaClient=%v: returned after %v", viaClient, d)
+		}
+	}
+	if hc := (&http.Client{Timeout: time.Second}); true {
+		c, _ := New(Options{BaseURL: srv.URL, HTTPClient: hc})
+		if c.hc == hc || c.hc.Timeout != 0 || c.timeout != time.Second || hc.Timeout != time.Second {
+			t.Errorf("client copy: Timeout %v, applied %v; caller's client changed: %v", c.hc.Timeout, c.timeout, hc.Timeout != time.Second)
+		}
 	}
 }

@@ -176,6 +176,9 @@ func (q *Query) MaybeSingle(ctx context.Context) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
+	if isEmptyArray(body) { // the usual answer of a look-up, without decoding
+		return nil, nil
+	}
 	var rows []json.RawMessage
 	if err := json.Unmarshal(body, &rows); err != nil {
 		return nil, &Error{Table: q.table, Status: http.StatusOK, Err: err}
@@ -190,6 +193,21 @@ func (q *Query) MaybeSingle(ctx context.Context) (json.RawMessage, error) {
 			Message: "JSON object requested, multiple (or no) rows returned",
 			Details: "Results contain " + itoa(len(rows)) + " rows, application/vnd.pgrst.object+json requires 1 row"}
 	}
+}
+
+// isEmptyArray reports whether body is the JSON text [] (white space
+// allowed), which json.Unmarshal would decode to no rows.
+func isEmptyArray(body []byte) bool {
+	b := trimJSONSpace(body)
+	if len(b) < 2 || b[0] != '[' || b[len(b)-1] != ']' {
+		return false
+	}
+	return len(trimJSONSpace(b[1:len(b)-1])) == 0
+}
+
+// trimJSONSpace trims JSON's insignificant white space (RFC 8259 §2).
+func trimJSONSpace(b []byte) []byte {
+	return bytes.Trim(b, " \t\n\r")
 }
 
 // Return says what a write returns.

@@ -96,6 +96,10 @@ type cacheEntry struct {
 	userID   string
 	token    string
 	expiryMs int64
+	// client is NewClient(base, userID, token), built once per minted
+	// JWT: a Client is immutable, so every request of the user within the
+	// JWT's reuse window shares it.
+	client *Client
 }
 
 // NewFactory returns a Factory. It never fails: configuration faults are
@@ -142,11 +146,30 @@ func (f *Factory) ForUser(ctx context.Context, userID string) (*Client, error) {
 	if f.baseErr != nil {
 		return nil, &apierror.Error{Status: http.StatusInternalServerError, Reason: apierror.ReasonConfig, Message: MsgServerConfig, Err: f.baseErr}
 	}
+	if c, ok := f.cachedClient(userID, f.now().UnixMilli()); ok {
+		if f.onCache != nil {
+			f.onCache(true)
+		}
+		return c, nil
+	}
 	tok, err := f.token(userID)
 	if err != nil {
 		return nil, err
 	}
 	return NewClient(f.base, userID, tok), nil
+}
+
+// cachedClient is lookup for the client built with the cached JWT.
+func (f *Factory) cachedClient(userID string, nowMs int64) (*Client, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if el, ok := f.byID[userID]; ok {
+		e := el.Value.(*cacheEntry)
+		if e.client != nil && e.expiryMs > nowMs+ReuseMargin.Milliseconds() {
+			return e.client, true
+		}
+	}
+	return nil, false
 }
 
 // token returns a cached or freshly minted user JWT.
@@ -203,12 +226,16 @@ func (f *Factory) store(userID, tok string, nowMs int64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	expiryMs := nowMs + TokenLifetime.Milliseconds()
+	var client *Client
+	if f.base != nil {
+		client = NewClient(f.base, userID, tok)
+	}
 	if el, ok := f.byID[userID]; ok {
 		e := el.Value.(*cacheEntry)
-		e.token, e.expiryMs = tok, expiryMs
+		e.token, e.expiryMs, e.client = tok, expiryMs, client
 		f.order.MoveToBack(el)
 	} else {
-		f.byID[userID] = f.order.PushBack(&cacheEntry{userID: userID, token: tok, expiryMs: expiryMs})
+		f.byID[userID] = f.order.PushBack(&cacheEntry{userID: userID, token: tok, expiryMs: expiryMs, client: client})
 	}
 	for front := f.order.Front(); front != nil; front = f.order.Front() {
 		e := front.Value.(*cacheEntry)

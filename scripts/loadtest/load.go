@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,12 +22,21 @@ type Scenario struct {
 	// Tool marks a tools/call whose result must not be the text "null" (a
 	// row hidden by RLS would make the run measure the wrong thing).
 	Tool bool
+	// NoAuth sends no Authorization header; the answer must then be
+	// Status (the gateway's cheapest path: refused before any work).
+	NoAuth bool
+	Status int
 }
 
 // IDs are the seeded rows the tool calls read (supabase/fixtures/SEED.md).
 type IDs struct {
-	Class, Submission, HelpRequest int
+	Class, Submission, HelpRequest, Assignment int
 }
+
+// defaultScenarios are run when -scenarios is empty; the others
+// (unauthenticated, get_assignment) are chosen by name, as scripts/bench
+// does against the fake backend.
+var defaultScenarios = []string{"initialize", "tools/list", "get_submission", "get_help_request", "search_discussion_threads"}
 
 // Scenarios returns the load run's requests by name, in run order;
 // initialize asks for protocol revision version.
@@ -44,6 +54,10 @@ func Scenarios(ids IDs, version string) []Scenario {
 			`{"help_request_id":`+strconv.Itoa(ids.HelpRequest)+`,"class_id":`+c+`}`)},
 		{Name: "search_discussion_threads", Tool: true, Body: call("search_discussion_threads",
 			`{"class_id":`+c+`,"limit":20}`)},
+		{Name: "get_assignment", Tool: true, Body: call("get_assignment",
+			`{"assignment_id":`+strconv.Itoa(ids.Assignment)+`,"class_id":`+c+`}`)},
+		{Name: "unauthenticated", NoAuth: true, Status: http.StatusUnauthorized,
+			Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)},
 	}
 }
 
@@ -99,16 +113,22 @@ type Target struct {
 	// ProtocolVersion, when set, is sent as MCP-Protocol-Version, as
 	// clients do after initialization (2025-06-18 and later).
 	ProtocolVersion string
+	// Raw sends the load loop's requests with the minimal keep-alive
+	// client (rawclient.go) instead of Client, so the load generator takes
+	// as little CPU from the gateway as it can.
+	Raw bool
 }
 
 // post sends one request and returns the body, with an error for a non-200
 // answer or a JSON-RPC failure. buf is reused between calls.
-func (t Target) post(ctx context.Context, body []byte, buf *bytes.Buffer) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.Endpoint, bytes.NewReader(body))
+func (t Target) post(ctx context.Context, sc Scenario, buf *bytes.Buffer) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.Endpoint, bytes.NewReader(sc.Body))
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+t.Token)
+	if !sc.NoAuth {
+		req.Header.Set("Authorization", "Bearer "+t.Token)
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if t.ProtocolVersion != "" {
@@ -123,17 +143,45 @@ func (t Target) post(ctx context.Context, body []byte, buf *bytes.Buffer) error 
 	if _, err := buf.ReadFrom(resp.Body); err != nil {
 		return err
 	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("HTTP %d: %.200s", resp.StatusCode, buf.Bytes())
+	return checkAnswer(sc, resp.StatusCode, buf.Bytes())
+}
+
+// checkAnswer judges one answer: the scenario's status, and for a 200 a
+// JSON-RPC result.
+func checkAnswer(sc Scenario, status int, body []byte) error {
+	want := cmp.Or(sc.Status, http.StatusOK)
+	if status != want {
+		return fmt.Errorf("HTTP %d (want %d): %.200s", status, want, body)
 	}
-	return CheckRPC(buf.Bytes())
+	if want != http.StatusOK {
+		return nil
+	}
+	return CheckRPC(body)
+}
+
+// checkAnswerQuick is checkAnswer without decoding the JSON, for the raw
+// client's load loop: the gateway writes "result" or "error" as the third
+// member and a failed tool call as "isError":true. Preflight decodes fully.
+func checkAnswerQuick(sc Scenario, status int, body []byte) error {
+	want := cmp.Or(sc.Status, http.StatusOK)
+	switch {
+	case status != want:
+		return fmt.Errorf("HTTP %d (want %d): %.200s", status, want, body)
+	case want != http.StatusOK:
+		return nil
+	case !bytes.Contains(body[:min(len(body), 64)], []byte(`"result":`)):
+		return fmt.Errorf("not a JSON-RPC result: %.200s", body)
+	case sc.Tool && bytes.Contains(body, []byte(`"isError":true`)):
+		return errors.New("tool result with isError")
+	}
+	return nil
 }
 
 // Preflight sends one request of the scenario and explains a failure, so
 // a misconfigured run stops before measuring errors.
 func (t Target) Preflight(ctx context.Context, sc Scenario) error {
 	var buf bytes.Buffer
-	if err := t.post(ctx, sc.Body, &buf); err != nil {
+	if err := t.post(ctx, sc, &buf); err != nil {
 		return fmt.Errorf("%s: %w", sc.Name, err)
 	}
 	if sc.Tool {
@@ -212,9 +260,28 @@ func RunLoad(ctx context.Context, t Target, p *Probe, sc Scenario, opts LoadOpti
 			var buf bytes.Buffer
 			var errs int
 			var first string
+			send := func() error { return t.post(runCtx, sc, &buf) }
+			if t.Raw {
+				rc, err := newRawConn(t, sc)
+				if err != nil {
+					mu.Lock()
+					errCount++
+					firstErr = cmp.Or(firstErr, err.Error())
+					mu.Unlock()
+					return
+				}
+				defer rc.close()
+				send = func() error {
+					status, err := rc.do(runCtx, &buf)
+					if err != nil {
+						return err
+					}
+					return checkAnswerQuick(sc, status, buf.Bytes())
+				}
+			}
 			for runCtx.Err() == nil && issued.Add(1) <= int64(opts.MaxRequests) {
 				t0 := time.Now()
-				err := t.post(runCtx, sc.Body, &buf)
+				err := send()
 				d := time.Since(t0)
 				if err != nil && runCtx.Err() != nil {
 					break // cut off by the deadline: not a gateway failure

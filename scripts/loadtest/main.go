@@ -9,6 +9,8 @@
 //
 //	loadtest -env-file .dev/env -metrics http://127.0.0.1:9101/metrics [-mode all|load|streams] [flags]
 //	loadtest freeport   print a free TCP port on 127.0.0.1
+//	loadtest fakebackend [-listen 127.0.0.1:0] [-env-file F]
+//	                    serve canned PostgREST/Auth answers (fakebackend.go)
 //
 // The gateway's CPU time and memory come from /proc/<pid> (-pid, or the
 // process found listening on the gateway's port) and otherwise from its
@@ -53,6 +55,7 @@ type options struct {
 	maxTime                             time.Duration
 	stream                              StreamOptions
 	rssSlackMiB                         float64
+	raw                                 bool
 }
 
 // errFailed marks a run that completed but did not meet its criteria.
@@ -68,6 +71,16 @@ func main() {
 		fmt.Fprintln(os.Stdout, port) // the command's output, read by scripts/bench
 		return
 	}
+	if len(os.Args) > 1 && os.Args[1] == "fakebackend" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err := fakeBackendCommand(ctx, os.Args[2:], os.Stderr)
+		stop()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "loadtest fakebackend:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	var o options
 	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
 	fs.StringVar(&o.envFile, "env-file", "", "KEY=VALUE settings written by the dev command (GATEWAY_URL, DEMO_TOKEN, DEMO_CLASS_ID)")
@@ -80,12 +93,14 @@ func main() {
 	fs.BoolVar(&o.header, "header", true, "print the machine and the gateway's address and pid first")
 	fs.DurationVar(&o.duration, "duration", 5*time.Second, "length of each scenario at each concurrency")
 	fs.StringVar(&o.concurrency, "concurrency", "1,10,50", "comma-separated concurrencies")
-	fs.StringVar(&o.scenarios, "scenarios", "", "comma-separated scenario names (default all: initialize,tools/list,get_submission,get_help_request,search_discussion_threads)")
+	fs.StringVar(&o.scenarios, "scenarios", "", "comma-separated scenario names (default: initialize,tools/list,get_submission,get_help_request,search_discussion_threads; also get_assignment, unauthenticated)")
 	fs.IntVar(&o.repeat, "repeat", 1, "repeats of the whole load run; figures are medians over repeats")
 	fs.IntVar(&o.maxRequests, "max-requests", 200_000, "bound on requests per scenario run")
 	fs.IntVar(&o.ids.Class, "class", 1, "class id of the tool calls (seed: 1)")
 	fs.IntVar(&o.ids.Submission, "submission", 3, "submission id for get_submission (seed: 3, six files)")
 	fs.IntVar(&o.ids.HelpRequest, "help-request", 1, "help request id for get_help_request (seed: 1)")
+	fs.IntVar(&o.ids.Assignment, "assignment", 1, "assignment id for get_assignment (seed: 1)")
+	fs.BoolVar(&o.raw, "raw", false, "send load requests with the minimal keep-alive HTTP/1.1 client (wrk-style) instead of Go's http.Client")
 	fs.Float64Var(&o.maxErrorRate, "max-error-rate", 0.01, "fail when more than this fraction of a row's requests fail")
 	fs.DurationVar(&o.requestTimeout, "request-timeout", 30*time.Second, "timeout of one load request")
 	fs.DurationVar(&o.maxTime, "max-time", 30*time.Minute, "bound on the whole run")
@@ -127,7 +142,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		o.baseURL = cmpOr(o.baseURL, env["GATEWAY_URL"])
 		o.token = cmpOr(o.token, env["DEMO_TOKEN"])
 	}
-	if o.baseURL == "" || o.token == "" {
+	if o.baseURL == "" || (o.token == "" && o.scenarios != "unauthenticated") {
 		return errors.New("need the gateway URL and a token: -env-file, or -url and -token")
 	}
 	concs, err := parseInts(o.concurrency)
@@ -172,7 +187,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}
 		tr := &http.Transport{MaxIdleConns: maxConc * 2, MaxIdleConnsPerHost: maxConc * 2, IdleConnTimeout: 30 * time.Second}
 		defer tr.CloseIdleConnections()
-		t := Target{Endpoint: endpoint, Token: o.token, Client: &http.Client{Transport: tr, Timeout: o.requestTimeout}, ProtocolVersion: o.protocol}
+		t := Target{Endpoint: endpoint, Token: o.token, Client: &http.Client{Transport: tr, Timeout: o.requestTimeout}, ProtocolVersion: o.protocol, Raw: o.raw}
 		for _, sc := range scenarios {
 			if err := t.Preflight(ctx, sc); err != nil {
 				return fmt.Errorf("preflight: %w", err)
@@ -263,7 +278,7 @@ func parseInts(s string) ([]int, error) {
 
 func pickScenarios(all []Scenario, names string) ([]Scenario, error) {
 	if names == "" {
-		return all, nil
+		names = strings.Join(defaultScenarios, ",")
 	}
 	var out []Scenario
 	for _, n := range strings.Split(names, ",") {

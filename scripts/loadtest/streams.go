@@ -246,5 +246,5 @@ func nudgeBody(n int) []byte {
 
 // nudge sends one padded ping.
 func (t Target) nudge(ctx context.Context, body []byte) error {
-	return t.post(ctx, body, &bytes.Buffer{})
+	return t.post(ctx, Scenario{Body: body}, &bytes.Buffer{})
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"io"
 	"log/slog"
 	"net"
@@ -9,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -27,6 +29,11 @@ var env *gatewaytest.Env
 
 func TestMain(m *testing.M) {
 	auditOutput = io.Discard // audit lines are asserted in metrics_e2e_test.go
+	flag.Parse()
+	if f := flag.Lookup("test.run"); f != nil && f.Value.String() == "^$" {
+		// Benchmarks only (bench_test.go): they need no database.
+		os.Exit(m.Run())
+	}
 	gatewaytest.Main(m, &env)
 }
 
