@@ -17,7 +17,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 )
 
-// API token constants (protocol.md A9).
+// API token constants (docs/contract/protocol.md A9).
 const (
 	// TokenPrefix starts every issued API token; verification also accepts
 	// a bare JWT, as the original does.
@@ -132,7 +132,7 @@ func MintAPIToken(secret, sub string, scopes []string, tokenID string, days floa
 }
 
 // VerifyAPIToken verifies an API token as the original's verifyApiToken does
-// (protocol.md A9), with golang-jwt pinned to HS256:
+// (docs/contract/protocol.md A9), with golang-jwt pinned to HS256:
 //
 //   - an "mcp_" prefix is optional;
 //   - the signature must verify with alg HS256 (any other alg, or none, fails);
