@@ -34,7 +34,7 @@ type caller struct {
 }
 
 // authenticate runs the original's authenticateMCPRequest: verify the
-// credential, then mint the user's database client (protocol.md A7), and on
+// credential, then mint the user's database client (docs/contract/protocol.md A7), and on
 // success record the token's use without waiting (A8). Any failure is
 // returned as the *apierror.Error the transports map to their own shapes.
 // log may be nil: the request's logger is then made only if a failure is

@@ -129,7 +129,7 @@ func envelope(code int, message string) []byte {
 }
 
 // transportCode is the original's rule for the envelope's code: -32000 for
-// a 401, -32603 for every other status (protocol.md A5).
+// a 401, -32603 for every other status (docs/contract/protocol.md A5).
 func transportCode(status int) int {
 	if status == 401 {
 		return codeServerError

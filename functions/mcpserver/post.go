@@ -15,7 +15,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 )
 
-// servePOST handles JSON-RPC in the original's order (protocol.md A2):
+// servePOST handles JSON-RPC in the original's order (docs/contract/protocol.md A2):
 // authenticate, record the token's use, read and parse the body, then
 // answer a single message (A3) or a batch (A4).
 func (s *Server) servePOST(c echo.Context) error {
@@ -188,7 +188,7 @@ func classify(el any) batchEntry {
 	}
 }
 
-// serveBatch answers an array body (protocol.md A4): requests are handled
+// serveBatch answers an array body (docs/contract/protocol.md A4): requests are handled
 // one after another in array order, then framed as one JSON array or as
 // SSE message events when the client accepts only text/event-stream.
 func (s *Server) serveBatch(c echo.Context, cl *caller, batch []any, sse bool, log *slog.Logger) error {
@@ -256,7 +256,7 @@ func appendJSONArray(dst []byte, responses []*response) ([]byte, error) {
 }
 
 // appendSSEMessages appends one `message` event per response, numbered from
-// 1 within this answer (protocol.md A6).
+// 1 within this answer (docs/contract/protocol.md A6).
 func appendSSEMessages(dst []byte, responses []*response) ([]byte, error) {
 	var err error
 	for i, r := range responses {

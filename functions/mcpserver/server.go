@@ -20,16 +20,16 @@ import (
 
 // Authenticator turns an Authorization header into a principal. Errors are
 // *apierror.Error values carrying the status and message of the original's
-// MCPAuth.ts (protocol.md A7); any other error is treated as a 500.
+// MCPAuth.ts (docs/contract/protocol.md A7); any other error is treated as a 500.
 // *mcpauth.Authenticator satisfies it.
 type Authenticator interface {
 	Authenticate(ctx context.Context, authorization string) (*mcpauth.Principal, error)
 	// TouchLastUsed records the token's use without blocking the request
-	// (protocol.md A8); it must not fail the request.
+	// (docs/contract/protocol.md A8); it must not fail the request.
 	TouchLastUsed(p *mcpauth.Principal)
 }
 
-// UserClients gives a PostgREST client acting as one user (protocol.md A7
+// UserClients gives a PostgREST client acting as one user (docs/contract/protocol.md A7
 // steps 11–12). *userdb.Factory satisfies it.
 type UserClients interface {
 	ForUser(ctx context.Context, userID string) (*userdb.Client, error)
@@ -327,7 +327,7 @@ var (
 	corsExposeHeadersValue      = []string{corsExposeHeaders}
 )
 
-// Handle serves one request in the original's routing order (protocol.md
+// Handle serves one request in the original's routing order (docs/contract/protocol.md
 // A1), after the Origin check when Options.AllowedOrigins is set. It writes
 // every answer itself and returns an error only when the connection failed
 // mid-answer.

@@ -88,7 +88,7 @@ var (
 	emptyHeader = hdr("Content-Type", "", "Mcp-Session-Id", "", "WWW-Authenticate", "")
 )
 
-// TestRouting covers protocol.md A1: every method, every mount point.
+// TestRouting covers docs/contract/protocol.md A1: every method, every mount point.
 func TestRouting(t *testing.T) {
 	cases := []httpCase{
 		{name: "OPTIONS preflight", method: http.MethodOptions, header: hdr("Access-Control-Request-Method", "POST"),
@@ -396,7 +396,7 @@ func TestToolsList(t *testing.T) {
 		t.Fatalf("status = %d, want 200", rec.Code)
 	}
 	golden(t, "tools_list.golden", rec.Body.Bytes())
-	// The order is the spec's (tools.md §3), whatever the golden holds.
+	// The order is the contract's (docs/contract/tools.md §3), whatever the golden holds.
 	names := []string{"get_help_request", "get_discussion_thread", "get_submission", "list_submission_files",
 		"get_submission_files", "list_submission_tests", "get_test_output", "get_submission_build_output",
 		"list_grader_files", "get_grader_files", "list_handout_files", "get_handout_files",

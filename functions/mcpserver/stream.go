@@ -30,7 +30,7 @@ const (
 	msgShuttingDown        = "Server is shutting down"
 )
 
-// serveGET opens the server-to-client stream (protocol.md A6.1). Nothing is
+// serveGET opens the server-to-client stream (docs/contract/protocol.md A6.1). Nothing is
 // ever sent on it besides the optional endpoint event (and keep-alive
 // comments when configured); it ends when the client leaves or the server
 // shuts down.

@@ -8,7 +8,7 @@
 // privileged step, making a revocation visible in revoked_token_ids, goes
 // through the authentication layer, which alone holds the service role.
 //
-// Request flow per method (protocol.md Part B):
+// Request flow per method (docs/contract/protocol.md Part B):
 //
 //	OPTIONS  200 "ok"
 //	GET      auth → staff check → list

@@ -32,7 +32,7 @@ type Revoker interface {
 	EnsureRevoked(ctx context.Context, tokenID string) error
 }
 
-// Minter signs a new API token (protocol.md A9).
+// Minter signs a new API token (docs/contract/protocol.md A9).
 type Minter func(sub string, scopes []string, tokenID string, days float64, now time.Time) (string, error)
 
 // Options configures the function.
@@ -210,7 +210,7 @@ type caller struct {
 	db     *userdb.Client
 }
 
-// authenticate follows protocol.md B2: the token is the header with its
+// authenticate follows docs/contract/protocol.md B2: the token is the header with its
 // first "Bearer " removed, confirmed by Supabase Auth.
 func (h *Handler) authenticate(ctx context.Context, r *http.Request) (*caller, error) {
 	values := r.Header.Values("Authorization")

@@ -131,7 +131,7 @@ func TestCORSAndMethods(t *testing.T) {
 	}
 }
 
-// TestErrorMatrix covers every status and message of protocol.md B7 that a
+// TestErrorMatrix covers every status and message of docs/contract/protocol.md B7 that a
 // request can provoke against a working stack.
 func TestErrorMatrix(t *testing.T) {
 	e := newServer(t, setup{})

@@ -26,7 +26,7 @@ func unavailable(operation string, err error) error {
 	return mcpauth.UpstreamUnavailable(operation, err)
 }
 
-// requireStaff is protocol.md B3, run under the caller's own JWT.
+// requireStaff is docs/contract/protocol.md B3, run under the caller's own JWT.
 func (h *Handler) requireStaff(ctx context.Context, c *caller) error {
 	rows, err := c.db.From("user_roles").
 		Select("class_id,role").
@@ -60,7 +60,7 @@ func decodeArray(raw []byte) ([]any, error) {
 	return list, nil
 }
 
-// list is GET (protocol.md B5).
+// list is GET (docs/contract/protocol.md B5).
 func (h *Handler) list(ctx context.Context, r *http.Request) (any, error) {
 	c, err := h.authenticate(ctx, r)
 	if err != nil {
@@ -84,7 +84,7 @@ func (h *Handler) list(ctx context.Context, r *http.Request) (any, error) {
 	return jsjson.NewObject(1).Set("tokens", tokens), nil
 }
 
-// create is POST (protocol.md B4).
+// create is POST (docs/contract/protocol.md B4).
 func (h *Handler) create(ctx context.Context, r *http.Request) (any, error) {
 	body, err := h.readBody(r)
 	if err != nil {
@@ -148,7 +148,7 @@ func (h *Handler) create(ctx context.Context, r *http.Request) (any, error) {
 		Set("message", msgCreated), nil
 }
 
-// revoke is DELETE (protocol.md B6). Unlike the original, it answers 200
+// revoke is DELETE (docs/contract/protocol.md B6). Unlike the original, it answers 200
 // only once the revocation is visible in revoked_token_ids.
 func (h *Handler) revoke(ctx context.Context, r *http.Request) (any, error) {
 	body, err := h.readBody(r)

@@ -72,7 +72,7 @@ type createRequest struct {
 	Days   float64
 }
 
-// validateCreate applies protocol.md B4's checks in order, with JavaScript's
+// validateCreate applies docs/contract/protocol.md B4's checks in order, with JavaScript's
 // semantics where they decide the outcome.
 func validateCreate(body *jsjson.Object) (createRequest, string) {
 	var req createRequest

@@ -14,7 +14,7 @@
 //     (SUPABASE_ANON_KEY, SUPABASE_SERVICE_ROLE_KEY, MCP_JWT_SECRET,
 //     JWT_SECRET, EDGE_FUNCTIONS_URL, GITHUB_*, SENTRY_DSN) are kept as raw
 //     strings. The original answers specific HTTP 500 messages at request time
-//     when they are missing or invalid (protocol.md A7, A11, B8), so the
+//     when they are missing or invalid (docs/contract/protocol.md A7, A11, B8), so the
 //     functions validate them per request and the process still starts.
 //
 // SUPABASE_URL sits in between: empty is allowed (request-time 500s, as the
@@ -43,7 +43,7 @@ const (
 	DefaultUpstreamTimeout    = 10 * time.Second
 	DefaultShutdownTimeout    = 25 * time.Second // below Kubernetes' 30 s grace period (set Docker's stop_grace_period to match)
 	DefaultMaxStreams         = 1024
-	DefaultMaxStreamsPerToken = 16 // mcp-remote alone opens four streams per start (protocol.md Part D)
+	DefaultMaxStreamsPerToken = 16 // mcp-remote alone opens four streams per start (docs/contract/protocol.md Part D)
 )
 
 // LogFormat selects the slog handler main builds.

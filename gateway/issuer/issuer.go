@@ -1,5 +1,5 @@
 // Package issuer publishes the gateway as an OpenID Connect issuer of the
-// per-user JWTs it mints (protocol.md A10), so that a hosted Supabase
+// per-user JWTs it mints (docs/contract/protocol.md A10), so that a hosted Supabase
 // project can be told to trust them through third-party auth instead of
 // importing the signing key.
 //

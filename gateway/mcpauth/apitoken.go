@@ -17,7 +17,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 )
 
-// API token constants (protocol.md A9).
+// API token constants (docs/contract/protocol.md A9).
 const (
 	// TokenPrefix starts every issued API token; verification also accepts
 	// a bare JWT, as the original does.
@@ -131,7 +131,7 @@ func MintAPIToken(secret, sub string, scopes []string, tokenID string, days floa
 }
 
 // VerifyAPIToken verifies an API token as the original's verifyApiToken does
-// (protocol.md A9), with golang-jwt pinned to HS256:
+// (docs/contract/protocol.md A9), with golang-jwt pinned to HS256:
 //
 //   - an "mcp_" prefix is optional; segments may carry the '=' padding
 //     that completes them, as djwt's decoder allows;

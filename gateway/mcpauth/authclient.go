@@ -22,7 +22,7 @@ const (
 )
 
 // AuthClient looks up the user behind a Supabase Auth access token, as
-// supabase-js auth.getUser(token) does (protocol.md B2 step 3). It is used
+// supabase-js auth.getUser(token) does (docs/contract/protocol.md B2 step 3). It is used
 // by mcp-tokens and the OAuth path; it holds only the anon key.
 type AuthClient struct {
 	// AuthURL is GoTrue's base, e.g. <SUPABASE_URL>/auth/v1.
@@ -67,7 +67,7 @@ func (e *AuthError) Unwrap() error { return e.Err }
 // (B2 step 4): any status that is not a 4xx, including no answer at all.
 func (e *AuthError) Unavailable() bool { return e.Status < 400 || e.Status > 499 }
 
-// Messages of the user look-up path (protocol.md B2, B8).
+// Messages of the user look-up path (docs/contract/protocol.md B2, B8).
 const (
 	MsgAuthUnavailableOp = "Authentication"
 	msgNoURL             = "supabaseUrl is required."

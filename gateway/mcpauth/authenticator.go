@@ -167,7 +167,7 @@ func New(opts Options) (*Authenticator, error) {
 	return a, nil
 }
 
-// Authenticate runs protocol.md A7 steps 1–10 on the value of the
+// Authenticate runs docs/contract/protocol.md A7 steps 1–10 on the value of the
 // Authorization header. Every failure is an *apierror.Error with the exact
 // status and message of the first failing step.
 //

@@ -9,7 +9,7 @@ import (
 )
 
 // causeMessage renders an upstream failure for a public message the way
-// the original's ErrorDetail / supabase-js would (protocol.md B3): a
+// the original's ErrorDetail / supabase-js would (docs/contract/protocol.md B3): a
 // PostgREST error's message, followed by " (<code>)" when withCode is set
 // and it has a code (A7 step 6 uses the bare message, B3 adds the code); an
 // Auth error's message; for a failure without any answer, a fixed text.

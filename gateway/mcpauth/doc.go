@@ -1,7 +1,7 @@
 // Package mcpauth authenticates MCP callers and is the only package that
 // holds the Supabase service-role key.
 //
-// # The sequence (protocol.md A7)
+// # The sequence (docs/contract/protocol.md A7)
 //
 // Authenticate takes the raw Authorization header and runs the original
 // MCPAuth.ts checks in their order; the first failure wins and is an

@@ -3,7 +3,7 @@ package mcpauth
 import "strings"
 
 // ParseAuthorization extracts the bearer token from an Authorization header
-// exactly as MCPAuth.ts does (protocol.md A7 steps 1–2): an empty header is
+// exactly as MCPAuth.ts does (docs/contract/protocol.md A7 steps 1–2): an empty header is
 // "missing"; otherwise the header is split on every single space and must
 // give exactly two parts, the first equal to "bearer" ignoring case. So
 // "Bearer  x" (two spaces), "Bearer" alone, "Bearer x y" and a tab instead

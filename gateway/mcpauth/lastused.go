@@ -20,7 +20,7 @@ func isoMillis(t time.Time) string {
 	return t.UTC().Format("2006-01-02T15:04:05.000Z")
 }
 
-// TouchLastUsed records that p's API token was just used (protocol.md A8)
+// TouchLastUsed records that p's API token was just used (docs/contract/protocol.md A8)
 // without blocking the request: the write is queued for a single worker,
 // and coalesced so a token is written at most once per LastUsedInterval.
 // When the queue is full the write is dropped with a debug line; like the

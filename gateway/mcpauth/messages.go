@@ -6,7 +6,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway/apierror"
 )
 
-// Public messages of protocol.md A7, byte for byte.
+// Public messages of docs/contract/protocol.md A7, byte for byte.
 const (
 	MsgMissingHeader     = "Missing Authorization header"
 	MsgInvalidHeader     = "Invalid Authorization header format"
@@ -42,7 +42,7 @@ func revocationUnavailable(cause error) *apierror.Error {
 	}
 }
 
-// UpstreamUnavailable returns the 503 of protocol.md B3:
+// UpstreamUnavailable returns the 503 of docs/contract/protocol.md B3:
 // "<operation> is temporarily unavailable: <cause>".
 func UpstreamUnavailable(operation string, cause error) *apierror.Error {
 	return &apierror.Error{

@@ -2,7 +2,7 @@ package mcpauth
 
 import "slices"
 
-// Scopes an mcp_ API token may carry (protocol.md A9). The CLI scopes are
+// Scopes an mcp_ API token may carry (docs/contract/protocol.md A9). The CLI scopes are
 // accepted so that tokens minted for the TypeScript cli function also pass
 // this verifier, as they do in the original.
 const (
@@ -30,7 +30,7 @@ type CredentialKind string
 
 // Credential kinds.
 const (
-	// KindAPIToken is an mcp_ API token (HS256, protocol.md A9).
+	// KindAPIToken is an mcp_ API token (HS256, docs/contract/protocol.md A9).
 	KindAPIToken CredentialKind = "api_token"
 	// KindSupabase is a Supabase Auth access token (OAuth path).
 	KindSupabase CredentialKind = "supabase"

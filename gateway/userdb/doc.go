@@ -3,7 +3,7 @@
 // pairs them with the anon key, so Postgres row-level security applies to
 // every read exactly as it would for the user's own browser session.
 //
-// # Minting (protocol.md A10)
+// # Minting (docs/contract/protocol.md A10)
 //
 // A user JWT has the header {"alg":"ES256","typ":"JWT","kid":…} and the
 // claims sub, role, aud, exp, iat, in those orders, with exp and iat

@@ -19,7 +19,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 )
 
-// User JWT parameters (protocol.md A10).
+// User JWT parameters (docs/contract/protocol.md A10).
 const (
 	// TokenLifetime is the life of a minted user JWT.
 	TokenLifetime = 60 * time.Second

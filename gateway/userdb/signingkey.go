@@ -18,7 +18,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 )
 
-// Public messages of protocol.md A11 (all HTTP 500), in check order.
+// Public messages of docs/contract/protocol.md A11 (all HTTP 500), in check order.
 const (
 	MsgKeyUnset   = "JWT_SECRET must be set. Generate with: supabase gen signing-key --algorithm ES256"
 	MsgKeyNotJWK  = "JWT_SECRET must be a JWK JSON object for ES256 signing"

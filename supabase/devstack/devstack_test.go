@@ -133,7 +133,7 @@ func mint(t *testing.T, user string, opts ...TokenOption) string {
 }
 
 // gatewayToken mints the 60 s user JWT exactly as the gateway does
-// (protocol.md A10) with GatewaySigningJWK.
+// (docs/contract/protocol.md A10) with GatewaySigningJWK.
 func gatewayToken(t *testing.T, user string) string {
 	t.Helper()
 	k, err := jwk.ParseKey([]byte(stack.GatewaySigningJWK))

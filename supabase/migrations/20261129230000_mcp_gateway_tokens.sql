@@ -1,7 +1,7 @@
 -- MCP gateway: API-token metadata and the revocation list.
 --
 -- Brings a database to the state that the gateway's mcp-tokens function and
--- auth module expect (schema.md §2.1–2.2), whether it is empty (after the
+-- auth module expect (docs/contract/schema.md §2.1–2.2), whether it is empty (after the
 -- Supabase bootstrap) or a Pawtograder database that already has these
 -- tables. Every statement is idempotent: applying the file twice is a no-op.
 -- Existing columns, constraints and data are never altered, only completed.

@@ -26,7 +26,7 @@ func TestValue(t *testing.T) {
 }
 
 func TestKeysOfNormalOutputsAreNotCredentials(t *testing.T) {
-	// Every key the 16 tools emit (tools.md §1, §2) must survive untouched.
+	// Every key the 16 tools emit (docs/contract/tools.md §1, §2) must survive untouched.
 	keys := []string{
 		"id", "help_request_id", "class_id", "request", "status", "created_at", "updated_at", "help_queue_name",
 		"student_profile_id", "student_name", "assignment", "submission", "messages", "author_profile_id",

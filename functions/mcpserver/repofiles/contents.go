@@ -31,9 +31,9 @@ type dirEntry struct {
 	SHA  string `json:"sha"`
 }
 
-// List walks org/repo recursively (github.md §3) and returns its files in
+// List walks org/repo recursively (docs/contract/github.md §3) and returns its files in
 // listing order (depth-first, each directory's files where the directory
-// entry was), after the exclusions of tools.md §1.9 for kind and the size
+// entry was), after the exclusions of docs/contract/tools.md §1.9 for kind and the size
 // cut-off. Any failed request fails the whole listing.
 func (c *Client) List(ctx context.Context, org, repo string, kind Kind) ([]File, error) {
 	if !c.configured {
@@ -133,7 +133,7 @@ func (w *walker) listDir(ctx context.Context, dir string) ([]dirEntry, error) {
 // Fetch reads the first MaxFiles of paths from org/repo with at most
 // FetchConcurrency requests in flight. Failed fetches and paths that are not
 // files are skipped (and logged at debug level). The result is sorted by
-// path; the original returned completion order (tools.md §4 quirk 9).
+// path; the original returned completion order (docs/contract/tools.md §4 quirk 9).
 // Without App credentials, or when the token cannot be obtained, the result
 // is empty.
 func (c *Client) Fetch(ctx context.Context, org, repo string, paths []string) []Content {

@@ -3,7 +3,7 @@ package repofiles
 import "strings"
 
 // NormalizeTemplateRepo turns assignments.template_repo into org and repo
-// exactly like the original's normalizeTemplateRepo (tools.md §1.9):
+// exactly like the original's normalizeTemplateRepo (docs/contract/tools.md §1.9):
 //
 //  1. drop a leading http(s)://[www.]github.com/ (ASCII case-insensitive);
 //  2. drop a leading git@github.com: (ASCII case-insensitive);

@@ -1,6 +1,6 @@
 // Package repofiles reads grader and handout repositories through the
 // Pawtograder GitHub App, for mcp-server's four repository tools
-// (tools.md §1.9, github.md).
+// (docs/contract/tools.md §1.9, docs/contract/github.md).
 //
 // The client authenticates as the App (an RS256 JWT), finds the App's
 // installation for the repository's organisation, exchanges it for an
@@ -28,7 +28,7 @@ import (
 	"golang.org/x/sync/singleflight"
 )
 
-// Kind selects the exclusion list of tools.md §1.9.
+// Kind selects the exclusion list of docs/contract/tools.md §1.9.
 type Kind int
 
 const (
@@ -51,7 +51,7 @@ type Content struct {
 	Contents string
 }
 
-// Defaults for Options (tools.md §0.5).
+// Defaults for Options (docs/contract/tools.md §0.5).
 const (
 	DefaultBaseURL          = "https://api.github.com/"
 	DefaultMaxFiles         = 100
@@ -285,7 +285,7 @@ func normalizePEM(s string) string {
 	return s
 }
 
-// excluded applies tools.md §1.9 rules 1–7 to a file path.
+// excluded applies docs/contract/tools.md §1.9 rules 1–7 to a file path.
 func excluded(path string, kind Kind) bool {
 	switch {
 	case strings.HasPrefix(path, ".git"): // rule 1 (also .github/, .gitignore)

@@ -4,7 +4,7 @@ import (
 	"context"
 )
 
-// getAssignmentTool is get_assignment (tools.md §2.14): the assignment
+// getAssignmentTool is get_assignment (docs/contract/tools.md §2.14): the assignment
 // record A, or null.
 var getAssignmentTool = Tool{
 	Name:        "get_assignment",

@@ -11,7 +11,7 @@ import (
 )
 
 // TestCatalogue pins tools/list byte for byte. The golden file was written
-// by hand from the specification's catalogue (tools.md §3), not generated
+// by hand from the contract's catalogue (docs/contract/tools.md §3), not generated
 // from the code, so -update does not touch it: a difference is either a
 // declaration bug or a deliberate change that must edit both.
 func TestCatalogue(t *testing.T) {
@@ -32,7 +32,7 @@ func TestCatalogue(t *testing.T) {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(strings.TrimSuffix(string(want), "\n"), string(got)); diff != "" {
-		t.Errorf("tools/list catalogue differs from tools.md §3 (-want +got):\n%s", diff)
+		t.Errorf("tools/list catalogue differs from docs/contract/tools.md §3 (-want +got):\n%s", diff)
 		// Per-tool diffs name the offending declaration.
 		var w any
 		if w, err = jsjson.Decode(want); err == nil {

@@ -1,6 +1,6 @@
 package tools
 
-// Discussion tools: get_discussion_thread (tools.md §2.2) and
+// Discussion tools: get_discussion_thread (docs/contract/tools.md §2.2) and
 // search_discussion_threads (§2.16).
 
 import (

@@ -1,6 +1,6 @@
 package tools
 
-// Help-queue tools: get_help_request (tools.md §2.1) and
+// Help-queue tools: get_help_request (docs/contract/tools.md §2.1) and
 // search_help_requests (§2.15).
 
 import (

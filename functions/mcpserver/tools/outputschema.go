@@ -12,7 +12,7 @@ import (
 // and the text block keeps the original JSON unchanged
 // (docs/compatibility.md). These schemas describe <the tool's value>.
 
-// schemaDefs are the shapes several tools share (tools.md §1.5–§1.7).
+// schemaDefs are the shapes several tools share (docs/contract/tools.md §1.5–§1.7).
 var schemaDefs = map[string]string{
 	"nstring": `{"type":["string","null"]}`,
 	"nnumber": `{"type":["number","null"]}`,

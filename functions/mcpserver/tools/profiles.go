@@ -1,6 +1,6 @@
 package tools
 
-// Shared look-ups (spec tools.md §1.1–§1.5): private↔public profile
+// Shared look-ups (docs/contract/tools.md §1.1–§1.5): private↔public profile
 // translation, staff detection and the assignment record, plus the bounded
 // caches behind them and the small PostgREST-result helpers every tool file
 // uses.

@@ -1,6 +1,6 @@
 package tools
 
-// The repository tools (tools.md §1.9, §2.9–§2.12): files of an
+// The repository tools (docs/contract/tools.md §1.9, §2.9–§2.12): files of an
 // assignment's grader (solution) repository and of its handout (template)
 // repository, read from GitHub through repofiles.
 

@@ -17,7 +17,7 @@ import (
 // fakeGitHub serves the seed's repositories (SEED.md "Assignments"):
 //
 //   - pawtograder-cs3500/hw1-solution (grader of assignment 1): every
-//     exclusion rule of tools.md §1.9, the size cut-off on both sides,
+//     exclusion rule of docs/contract/tools.md §1.9, the size cut-off on both sides,
 //     a symlink and a submodule, non-ASCII contents and a file whose
 //     fetch fails;
 //   - pawtograder-cs3500/hw2-grader (assignment 2): 105 Java files, more

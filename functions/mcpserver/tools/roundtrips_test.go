@@ -7,7 +7,7 @@ import "testing"
 // that wait for each other (measured with a fixed delay per request, so
 // concurrent requests overlap). Budgets are upper bounds: the in-flight
 // sharing of profile look-ups can only save requests. The original's
-// figures, derived from tools.md, are in the comments.
+// figures, derived from docs/contract/tools.md, are in the comments.
 func TestRoundTripBudget(t *testing.T) {
 	tests := []struct {
 		name, user, tool, args string

@@ -1,6 +1,6 @@
 package tools
 
-// The submission tools (tools.md §2.3–§2.8 and §2.13).
+// The submission tools (docs/contract/tools.md §2.3–§2.8 and §2.13).
 
 import (
 	"context"

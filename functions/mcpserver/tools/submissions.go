@@ -1,6 +1,6 @@
 package tools
 
-// Shared submission helpers (tools.md §1.6–§1.8 and §1.12): the grader
+// Shared submission helpers (docs/contract/tools.md §1.6–§1.8 and §1.12): the grader
 // result "G", the submission context "S" and the submission file queries.
 // get_submission, get_submissions_for_student, get_help_request and
 // get_discussion_thread all build their submissions here.

@@ -35,7 +35,7 @@ import (
 // (repofiles/githubfake) through GITHUB_API_URL, with the fake App's id and
 // key.
 
-// sdkCatalogue is the tools/list order (tools.md §3).
+// sdkCatalogue is the tools/list order (docs/contract/tools.md §3).
 var sdkCatalogue = []string{
 	"get_help_request", "get_discussion_thread", "get_submission", "list_submission_files",
 	"get_submission_files", "list_submission_tests", "get_test_output", "get_submission_build_output",

@@ -7,7 +7,7 @@ import (
 )
 
 // TestRowLevelSecurity pins, for every fixture table, the exact rows each
-// persona sees through RLS (schema specification §5 and §7). Expected sets
+// persona sees through RLS (docs/contract/schema.md §5 and §7). Expected sets
 // are derived by hand from SEED.md, so a change to either policies or seed
 // shows up here.
 func TestRowLevelSecurity(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 )
 
 // TestSpecSelectListsResolve runs every select list that mcp-server and
-// mcp-tokens send (tools.md, protocol.md), translated to SQL with the same
+// mcp-tokens send (docs/contract/tools.md, docs/contract/protocol.md), translated to SQL with the same
 // embeds as joins over the named foreign keys, so a missing column or
 // constraint in the fixture schema fails here rather than in another
 // package's golden test.

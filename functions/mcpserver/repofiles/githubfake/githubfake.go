@@ -1,6 +1,6 @@
 // Package githubfake is an in-memory GitHub REST API for tests of code that
 // reads repositories as a GitHub App. It serves, over httptest, the
-// endpoints mcp-server uses (github.md §5) with the real API's shapes:
+// endpoints mcp-server uses (docs/contract/github.md §5) with the real API's shapes:
 //
 //   - GET  /app/installations (App JWT; paginated with per_page/page + Link)
 //   - POST /app/installations/{id}/access_tokens (App JWT) → 201 token
