@@ -302,7 +302,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // CORS values. The original's allow-list lacks mcp-protocol-version, which
 // clients send after negotiating 2025-06-18 or later, and exposes nothing, so
 // browsers could neither pass a preflight nor read WWW-Authenticate; both are
-// added (a documented deviation, protocol.md Part D). 2026-07-28 requests
+// added (a documented deviation, docs/contract/protocol.md Part D). 2026-07-28 requests
 // also carry Mcp-Method and Mcp-Name; those two names are allowed only where
 // a 2026-07-28 client needs them (corsAllowHeadersFor), so every drop-in
 // answer keeps this exact value.

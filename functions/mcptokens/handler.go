@@ -94,7 +94,7 @@ var echoRoutedMethods = map[string]bool{
 // MethodFallback returns a middleware for Echo#Pre that hands requests with
 // methods Echo does not route, under the given mount prefixes (e.g.
 // "/functions/v1/mcp-tokens"), to Serve, so they get the original's 405
-// {"error":"Method not allowed"} (protocol.md B1) rather than the
+// {"error":"Method not allowed"} (docs/contract/protocol.md B1) rather than the
 // platform's 404.
 func (h *Handler) MethodFallback(prefixes ...string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {

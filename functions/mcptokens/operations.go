@@ -17,7 +17,7 @@ const (
 	msgRevoked = "Token revoked successfully"
 )
 
-// unavailable formats protocol.md B3's UpstreamUnavailable error with the
+// unavailable formats docs/contract/protocol.md B3's UpstreamUnavailable error with the
 // cause sanitised as docs/compatibility.md A6 promises: a PostgREST
 // error's message with its code, `fetch failed`, `request timed out` or
 // {"status":N} — never Go's transport text, which names the internal URL,

@@ -326,8 +326,10 @@ func jsStrictEqual(a, b any) bool {
 }
 
 // searchLimit is the search tools' `Math.min(limit || 20, MAX_ROWS)`. ok is
-// false for a limit PostgREST rejects (negative or fractional), for which
-// the original's query fails and the tool answers []; no request is sent.
+// false for a negative limit (PostgREST refuses its range, so the original
+// answers []) and for a fractional one (PostgREST ignores it and the
+// original fetches a whole page: docs/compatibility.md Q16); no request is
+// sent for either.
 func searchLimit(args *jsjson.Object) (int, bool) {
 	n := 20.0
 	if v, _ := args.Get("limit"); jsTruthy(v) {

@@ -309,9 +309,10 @@ var getSubmissionsForStudentTool = Tool{
 	Handler: getSubmissionsForStudent,
 }
 
-// studentLimit is `Math.min(args.limit ?? 10, MAX_ROWS)`; ok is false when
-// PostgREST would reject the resulting limit (negative or fractional), in
-// which case the original's query failed and it answered [].
+// studentLimit is `Math.min(args.limit ?? 10, MAX_ROWS)`; ok is false for
+// a negative limit (PostgREST refuses its range and the original answered
+// []) and for a fractional one (PostgREST ignores it and the original
+// returned every submission: docs/compatibility.md Q16).
 func studentLimit(args *jsjson.Object) (int, bool) {
 	v, _ := args.Get("limit")
 	if v == nil {
