@@ -14,7 +14,7 @@ import (
 	"sync"
 )
 
-// Request smuggling guard (RFC 9112 §6.1, §11.2).
+// Request smuggling guard (RFC 9112 §6.1, RFC 9112 §11.2).
 //
 // A request that carries both Transfer-Encoding and Content-Length is framed
 // one way by net/http (by Transfer-Encoding) and possibly the other way by a

@@ -291,8 +291,8 @@ func (s *Server) writeResponse(c echo.Context, status int, r *response, log *slo
 	return writeJSON(c, status, out)
 }
 
-// trimOWS drops the optional whitespace around a field value (RFC 9110
-// §5.5), which Go's server already does for requests it parses itself.
+// trimOWS drops the optional whitespace around a field value
+// (RFC 9110 §5.5), which Go's server already does for requests it parses itself.
 func trimOWS(v string) string { return strings.Trim(v, " \t") }
 
 func isString(v any) bool {

@@ -12,8 +12,9 @@ import (
 // authorize is the authorization endpoint (OAuth 2.1 §4.1.1). Until the
 // client and its redirect URI are verified, every problem is an HTML page:
 // redirecting to an unverified URI would make the server an open
-// redirector. After that, problems go back to the client (RFC 6749
-// §4.1.2.1) with error, error_description, state and iss (RFC 9207).
+// redirector. After that, problems go back to the client
+// (RFC 6749 §4.1.2.1) with error, error_description, state and iss
+// (RFC 9207).
 func (s *Server) authorize(c echo.Context) error {
 	r := c.Request()
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {

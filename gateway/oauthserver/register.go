@@ -12,7 +12,7 @@ import (
 )
 
 // registration is the RFC 7591 request subset the server reads. Unknown
-// fields are ignored, as §2 allows.
+// fields are ignored, as RFC 7591 §2 allows.
 type registration struct {
 	RedirectURIs            []string `json:"redirect_uris"`
 	ClientName              string   `json:"client_name"`

@@ -13,7 +13,7 @@ import (
 // whole grant: the api_tokens row (so mcp-tokens shows it revoked), every
 // access token (their jti is the grant's id) and every refresh token. A
 // token that is unknown, already revoked, or was issued to another client
-// gets the same 200 and revokes nothing (§2.2: the client cannot act on
+// gets the same 200 and revokes nothing (RFC 7009 §2.2: the client cannot act on
 // the difference, and an attacker learns nothing from it).
 func (s *Server) revoke(c echo.Context) error {
 	h := c.Response().Header()

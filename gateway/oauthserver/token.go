@@ -175,8 +175,9 @@ func (s *Server) redeemCode(ctx context.Context, form url.Values) (*tokenRespons
 }
 
 // refresh is the refresh_token grant with rotation: each refresh token
-// works once; presenting one again revokes the whole grant (OAuth 2.1
-// §4.3.1), since either the client or an attacker holds a stolen copy.
+// works once; presenting one again revokes the whole grant
+// (OAuth 2.1 §4.3.1), since either the client or an attacker holds a
+// stolen copy.
 func (s *Server) refresh(ctx context.Context, form url.Values) (*tokenResponse, error) {
 	rt := form.Get("refresh_token")
 	if rt == "" {
