@@ -42,7 +42,7 @@ SELECT c.conrelid::regclass::text || ' ' || c.conname || ': ' || pg_get_constrai
  WHERE n.nspname IN ('public', 'auth') AND c.contype IN ('p', 'u', 'f', 'c')
  ORDER BY 1`},
 	{"indexes", `
-SELECT indexdef FROM pg_indexes WHERE schemaname IN ('public', 'auth') ORDER BY tablename, indexname`},
+SELECT indexdef FROM pg_indexes WHERE schemaname IN ('public', 'auth') ORDER BY tablename, indexname, schemaname`},
 	{"triggers", `
 SELECT tgrelid::regclass::text || ' ' || tgname || ': ' || pg_get_triggerdef(oid)
   FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1`},
