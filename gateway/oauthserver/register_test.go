@@ -165,3 +165,38 @@ func FuzzCheckRedirectURI(f *testing.F) {
 		}
 	})
 }
+
+// TestClientIDSpelledOnlyOneWay: a signed client_id is accepted only in the
+// spelling the server issued. Base64 decoding skips line breaks and ignores
+// unused trailing bits, so without the canonical check these variants
+// (the first found by FuzzDecodeClientID) verified as the same client.
+func TestClientIDSpelledOnlyOneWay(t *testing.T) {
+	s, err := New(Options{Issuer: "https://x.example/o", ResourceURL: "https://x.example/m", AuthURL: "https://x.example/a",
+		Providers: []string{"github"}, Secrets: []string{testSecret}, Store: newMemStore(), Mint: func(string, []string, string, float64, time.Time) (string, error) { return "", nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := s.encodeClientID(dcrPayload{Redirect: []string{"https://a.example/cb"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.decodeClientID(good); !ok {
+		t.Fatalf("the issued id %q does not verify", good)
+	}
+	dot := strings.LastIndexByte(good, '.')
+	// A 32-byte MAC in unpadded base64url ends in a character carrying two
+	// unused bits; setting the lowest one keeps the decoded bytes.
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	last := strings.IndexByte(alphabet, good[len(good)-1])
+	flipped := good[:len(good)-1] + string(alphabet[last^1])
+	for name, id := range map[string]string{
+		"line feed in the signature":       good[:dot+5] + "\n" + good[dot+5:],
+		"carriage return in the signature": good[:dot+5] + "\r" + good[dot+5:],
+		"trailing line feed":               good + "\n",
+		"unused bits set":                  flipped,
+	} {
+		if _, ok := s.decodeClientID(id); ok {
+			t.Errorf("%s: %q verified", name, id)
+		}
+	}
+}

@@ -110,7 +110,10 @@ func sign(keys [][]byte, msg string) string { return b64.EncodeToString(mac(keys
 // constant time.
 func verify(keys [][]byte, msg, sig string) bool {
 	got, err := b64.DecodeString(sig)
-	if err != nil {
+	// The decoder skips \r and \n and ignores unused trailing bits, so
+	// several texts decode to one signature; only the canonical text is
+	// accepted, or a signed value (a client_id) would have many spellings.
+	if err != nil || b64.EncodeToString(got) != sig {
 		return false
 	}
 	ok := false
