@@ -22,6 +22,7 @@ import (
 
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 	"github.com/pawtograder/mcp-gateway/gateway/apierror"
+	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 	"github.com/pawtograder/mcp-gateway/gateway/userdb"
@@ -255,4 +256,40 @@ func golden(t testing.TB, name string, got []byte) {
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
 		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
 	}
+}
+
+// listedTool is one entry of a tools/list answer, as the schema tests read it.
+type listedTool struct {
+	Name         string
+	InputSchema  map[string]any
+	OutputSchema json.RawMessage
+}
+
+// listedTools decodes a tools/list answer, which must list all 16 tools.
+func listedTools(t *testing.T, body []byte) []listedTool {
+	t.Helper()
+	var listed struct {
+		Result struct{ Tools []listedTool }
+	}
+	if err := json.Unmarshal(body, &listed); err != nil || len(listed.Result.Tools) != 16 {
+		t.Fatalf("tools/list: %v %s", err, body)
+	}
+	return listed.Result.Tools
+}
+
+// placeholderArgs gives each required argument of an input schema a value
+// of its type: a well-formed UUID for strings, 1 for numbers.
+func placeholderArgs(inputSchema map[string]any) *jsjson.Object {
+	args := jsjson.NewObject(4)
+	props, _ := inputSchema["properties"].(map[string]any)
+	required, _ := inputSchema["required"].([]any)
+	for _, r := range required {
+		name := r.(string)
+		if p, _ := props[name].(map[string]any); p["type"] == "string" {
+			args.Set(name, "00000000-0000-4000-8000-000000000001")
+		} else {
+			args.Set(name, float64(1))
+		}
+	}
+	return args
 }

@@ -174,32 +174,10 @@ func TestStructuredContentOfEmptyAnswers(t *testing.T) {
 	env := newTestEnv(t, nil)
 	h := hdr("Authorization", authGood, headerProtocolVersion, "2025-11-25")
 	rec := env.do(http.MethodPost, "", h, listTools)
-	var listed struct {
-		Result struct {
-			Tools []struct {
-				Name         string
-				InputSchema  map[string]any
-				OutputSchema json.RawMessage
-			}
-		}
-	}
-	if err := json.Unmarshal(rec.Body.Bytes(), &listed); err != nil || len(listed.Result.Tools) != 16 {
-		t.Fatalf("tools/list: %v %s", err, rec.Body)
-	}
-	for _, tool := range listed.Result.Tools {
+	for _, tool := range listedTools(t, rec.Body.Bytes()) {
 		t.Run(tool.Name, func(t *testing.T) {
 			schema := compileSchema(t, tool.Name, tool.OutputSchema)
-			args := jsjson.NewObject(4)
-			props, _ := tool.InputSchema["properties"].(map[string]any)
-			required, _ := tool.InputSchema["required"].([]any)
-			for _, r := range required {
-				name := r.(string)
-				if p, _ := props[name].(map[string]any); p["type"] == "string" {
-					args.Set(name, "00000000-0000-4000-8000-000000000001")
-				} else {
-					args.Set(name, float64(1))
-				}
-			}
+			args := placeholderArgs(tool.InputSchema)
 			if tool.Name == "get_test_output" { // needs one of two optional arguments
 				args.Set("test_id", float64(1))
 			}

@@ -88,6 +88,25 @@ func setCORS(h http.Header, methods string) {
 	h.Set("Access-Control-Max-Age", "86400")
 }
 
+// postPrologue is what every JSON endpoint a client calls with POST does
+// first (registration, token, revocation): CORS, the preflight, 405 for
+// other methods and the per-address limit. done reports that the answer has
+// been written, with err the write's result.
+func (s *Server) postPrologue(c echo.Context, limit *limiter) (done bool, err error) {
+	setCORS(c.Response().Header(), "POST, OPTIONS")
+	switch c.Request().Method {
+	case http.MethodOptions:
+		return true, c.NoContent(http.StatusNoContent)
+	case http.MethodPost:
+	default:
+		return true, s.methodNotAllowed(c, "POST, OPTIONS")
+	}
+	if !limit.allow(clientIP(c.Request(), s.opts.TrustedProxies)) {
+		return true, s.writeError(c, errTooMany)
+	}
+	return false, nil
+}
+
 // writeError is the one place JSON OAuth errors are written: the RFC body,
 // no-store, and the cause logged for server faults.
 func (s *Server) writeError(c echo.Context, err error) error {

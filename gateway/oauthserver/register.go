@@ -31,17 +31,8 @@ func invalidMetadata(desc string) *Error {
 // client_id, so a client id the server did not issue (or one altered by a
 // single bit) is refused wherever it is presented.
 func (s *Server) register(c echo.Context) error {
-	h := c.Response().Header()
-	setCORS(h, "POST, OPTIONS")
-	switch c.Request().Method {
-	case http.MethodOptions:
-		return c.NoContent(http.StatusNoContent)
-	case http.MethodPost:
-	default:
-		return s.methodNotAllowed(c, "POST, OPTIONS")
-	}
-	if !s.registerLimit.allow(clientIP(c.Request(), s.opts.TrustedProxies)) {
-		return s.writeError(c, errTooMany)
+	if done, err := s.postPrologue(c, s.registerLimit); done {
+		return err
 	}
 	if mt, _, _ := mime.ParseMediaType(c.Request().Header.Get("Content-Type")); mt != "application/json" {
 		return s.writeError(c, invalidMetadata("The registration request must be application/json"))
@@ -103,6 +94,6 @@ func (s *Server) register(c echo.Context) error {
 		Set("response_types", []any{"code"}).
 		Set("token_endpoint_auth_method", "none").
 		Set("application_type", client.ApplicationType)
-	setNoStore(h)
+	setNoStore(c.Response().Header())
 	return writeJSON(c, http.StatusCreated, body)
 }

@@ -16,17 +16,8 @@ import (
 // gets the same 200 and revokes nothing (RFC 7009 §2.2: the client cannot act on
 // the difference, and an attacker learns nothing from it).
 func (s *Server) revoke(c echo.Context) error {
-	h := c.Response().Header()
-	setCORS(h, "POST, OPTIONS")
-	switch c.Request().Method {
-	case http.MethodOptions:
-		return c.NoContent(http.StatusNoContent)
-	case http.MethodPost:
-	default:
-		return s.methodNotAllowed(c, "POST, OPTIONS")
-	}
-	if !s.tokenLimit.allow(clientIP(c.Request(), s.opts.TrustedProxies)) {
-		return s.writeError(c, errTooMany)
+	if done, err := s.postPrologue(c, s.tokenLimit); done {
+		return err
 	}
 	form, err := readForm(c)
 	if err != nil {
@@ -51,7 +42,7 @@ func (s *Server) revoke(c echo.Context) error {
 		}
 		s.log.InfoContext(ctx, "oauth: grant revoked by its client", "token_id", tokenID)
 	}
-	setNoStore(h)
+	setNoStore(c.Response().Header())
 	return c.NoContent(http.StatusOK)
 }
 

@@ -50,18 +50,10 @@ func readForm(c echo.Context) (url.Values, error) {
 // token is the token endpoint (OAuth 2.1 §3.2): public clients only,
 // authorization_code and refresh_token grants.
 func (s *Server) token(c echo.Context) error {
+	if done, err := s.postPrologue(c, s.tokenLimit); done {
+		return err
+	}
 	h := c.Response().Header()
-	setCORS(h, "POST, OPTIONS")
-	switch c.Request().Method {
-	case http.MethodOptions:
-		return c.NoContent(http.StatusNoContent)
-	case http.MethodPost:
-	default:
-		return s.methodNotAllowed(c, "POST, OPTIONS")
-	}
-	if !s.tokenLimit.allow(clientIP(c.Request(), s.opts.TrustedProxies)) {
-		return s.writeError(c, errTooMany)
-	}
 	form, err := readForm(c)
 	if err != nil {
 		return s.writeError(c, err)
