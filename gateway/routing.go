@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 
@@ -21,6 +22,36 @@ type Function struct {
 	Slug string
 	// Register adds the function's routes. It is called exactly once.
 	Register func(g *echo.Group)
+	// Unrouted, when set, answers requests for the function whose method
+	// Echo's routes never match (QUERY, FOO …; see routedMethods), which
+	// Echo would otherwise answer itself. The edge runtime hands every
+	// method to the function, so a function that has its own answer to
+	// them (mcp-server's and mcp-tokens' 405) sets this.
+	Unrouted echo.HandlerFunc
+}
+
+// routedMethods are the methods Echo's Any registers; a request with any
+// other method never reaches a route.
+var routedMethods = map[string]bool{
+	http.MethodConnect: true, http.MethodDelete: true, http.MethodGet: true, http.MethodHead: true,
+	http.MethodOptions: true, http.MethodPatch: true, http.MethodPost: true, echo.PROPFIND: true,
+	http.MethodPut: true, http.MethodTrace: true, echo.REPORT: true,
+}
+
+// unroutedMethods hands a request whose method Echo does not route to the
+// Unrouted handler of the function its path names (prepare recorded it).
+func unroutedMethods(handlers map[string]echo.HandlerFunc) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if routedMethods[c.Request().Method] {
+				return next(c)
+			}
+			if h := handlers[functionSlug(c)]; h != nil {
+				return h(c)
+			}
+			return next(c)
+		}
+	}
 }
 
 // slugPattern is what Supabase accepts as a function name.

@@ -140,10 +140,17 @@ func New(opts Options) (*Server, error) {
 	s.echo = e
 
 	known := make(map[string]bool, len(opts.Functions))
+	unrouted := make(map[string]echo.HandlerFunc)
 	for _, f := range opts.Functions {
 		known[f.Slug] = true
+		if f.Unrouted != nil {
+			unrouted[f.Slug] = f.Unrouted
+		}
 	}
 	s.known = known
+	if len(unrouted) > 0 {
+		e.Pre(unroutedMethods(unrouted))
+	}
 	e.Pre(opts.Pre...)
 	e.Use(wrapRequest(RequestLogConfig{Logger: s.log, Skipper: isOperationsPath, Observe: opts.ObserveRequest, Fast: opts.RequestLog}, opts.BodyLimit))
 

@@ -155,6 +155,40 @@ func TestRouting(t *testing.T) {
 	}
 }
 
+// TestUnroutedMethods: a method Echo does not route reaches the Unrouted
+// handler of the function the path names, with or without /functions/v1;
+// a function without one, and paths outside every function, are left to
+// the router.
+func TestUnroutedMethods(t *testing.T) {
+	withUnrouted := echoFunction("mcp-server")
+	withUnrouted.Unrouted = func(c echo.Context) error {
+		return c.String(http.StatusMethodNotAllowed, "unrouted "+c.Request().Method+" "+c.Request().URL.Path)
+	}
+	s, _ := newTestServer(t, Options{Functions: []Function{withUnrouted, echoFunction("mcp-tokens")}})
+	for _, tt := range []struct {
+		method, target string
+		status         int
+		body           string
+	}{
+		{"FOO", "/functions/v1/mcp-server", 405, "unrouted FOO /functions/v1/mcp-server"},
+		{"QUERY", "/mcp-server/sub", 405, "unrouted QUERY /functions/v1/mcp-server/sub"},
+		{"MKCOL", "/functions/v1/mcp-server/", 405, "unrouted MKCOL /functions/v1/mcp-server/"},
+		// Routed methods still go to the routes.
+		{"POST", "/mcp-server", 200, "mcp-server POST /functions/v1/mcp-server"},
+		{"PROPFIND", "/functions/v1/mcp-server", 200, "mcp-server PROPFIND /functions/v1/mcp-server"},
+		// A function without Unrouted, a look-alike slug and no function:
+		// the router's own answers.
+		{"FOO", "/functions/v1/mcp-tokens", 404, notFoundBody},
+		{"FOO", "/functions/v1/mcp-serverx", 404, notFoundBody},
+		{"FOO", "/elsewhere", 404, notFoundBody},
+	} {
+		got := do(t, s.Handler(), tt.method, tt.target, nil, nil, nil)
+		if got.Status != tt.status || got.Body != tt.body {
+			t.Errorf("%s %s: %d %q, want %d %q", tt.method, tt.target, got.Status, got.Body, tt.status, tt.body)
+		}
+	}
+}
+
 func TestNewRejectsBadFunctions(t *testing.T) {
 	reg := func(*echo.Group) {}
 	tests := []struct {

@@ -137,6 +137,7 @@
 // revisions get structured results and tool execution errors, from
 // 2025-06-18 the MCP Apps views (_meta.ui and the resources methods), and
 // 2026-07-28 is served natively; an allow-list of origins refuses others
-// with 403; results may be redacted; methods Echo does not route get the
-// original's 405 only when the gateway installs MethodFallback.
+// with 403; results may be redacted; Handle answers any method, including
+// those Echo does not route, which the gateway hands over through
+// gateway.Function.Unrouted.
 package mcpserver

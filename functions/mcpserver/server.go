@@ -262,36 +262,6 @@ func (s *Server) Register(g *echo.Group) {
 	g.Any("/*", s.Handle)
 }
 
-// echoRoutedMethods are the methods Echo's Any registers; any other method
-// never reaches a route, and Echo answers it with its own 405.
-var echoRoutedMethods = map[string]bool{
-	http.MethodConnect: true, http.MethodDelete: true, http.MethodGet: true, http.MethodHead: true,
-	http.MethodOptions: true, http.MethodPatch: true, http.MethodPost: true, echo.PROPFIND: true,
-	http.MethodPut: true, http.MethodTrace: true, echo.REPORT: true,
-}
-
-// MethodFallback returns a middleware for Echo#Pre that answers requests
-// with methods Echo does not route (e.g. QUERY or FOO) under the given
-// mount prefixes the way the original does (405 {"error":"Method not
-// allowed"} with CORS headers), instead of Echo's own 405 body. Prefixes are
-// the paths passed to Register's groups, e.g. "/functions/v1/mcp-server".
-func (s *Server) MethodFallback(prefixes ...string) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			r := c.Request()
-			if echoRoutedMethods[r.Method] {
-				return next(c)
-			}
-			for _, p := range prefixes {
-				if r.URL.Path == p || strings.HasPrefix(r.URL.Path, p+"/") {
-					return s.Handle(c)
-				}
-			}
-			return next(c)
-		}
-	}
-}
-
 // Shutdown ends every open GET stream, refuses new ones with 503, and waits
 // until the stream handlers have returned or ctx is done. Call it before
 // http.Server.Shutdown, which otherwise waits for the streams forever.

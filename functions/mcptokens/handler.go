@@ -83,36 +83,6 @@ func (h *Handler) Register(g *echo.Group) {
 	g.Any("/*", h.Serve)
 }
 
-// echoRoutedMethods are the methods Echo's Any registers; a request with
-// any other method (FOO, QUERY, MKCOL …) never reaches a route.
-var echoRoutedMethods = map[string]bool{
-	http.MethodConnect: true, http.MethodDelete: true, http.MethodGet: true, http.MethodHead: true,
-	http.MethodOptions: true, http.MethodPatch: true, http.MethodPost: true, echo.PROPFIND: true,
-	http.MethodPut: true, http.MethodTrace: true, echo.REPORT: true,
-}
-
-// MethodFallback returns a middleware for Echo#Pre that hands requests with
-// methods Echo does not route, under the given mount prefixes (e.g.
-// "/functions/v1/mcp-tokens"), to Serve, so they get the original's 405
-// {"error":"Method not allowed"} (docs/contract/protocol.md B1) rather than the
-// platform's 404.
-func (h *Handler) MethodFallback(prefixes ...string) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			r := c.Request()
-			if echoRoutedMethods[r.Method] {
-				return next(c)
-			}
-			for _, p := range prefixes {
-				if r.URL.Path == p || strings.HasPrefix(r.URL.Path, p+"/") {
-					return h.Serve(c)
-				}
-			}
-			return next(c)
-		}
-	}
-}
-
 // corsHeaders are the original's values, sent on every response.
 var corsHeaders = [][2]string{
 	{"Access-Control-Allow-Origin", "*"},

@@ -280,8 +280,9 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 	if err != nil {
 		return nil, err
 	}
-	w.functions = append(w.functions, gateway.Function{Slug: slugMCPTokens, Register: tokens.Register})
-	w.pre = append(w.pre, tokens.MethodFallback("/functions/v1/"+slugMCPTokens, "/"+slugMCPTokens))
+	// Unrouted: the original answers every method, FOO included, with its
+	// own 405 (docs/contract/protocol.md B1).
+	w.functions = append(w.functions, gateway.Function{Slug: slugMCPTokens, Register: tokens.Register, Unrouted: tokens.Serve})
 
 	if !cfg.MCPServerEnabled {
 		// Off means gone: the server and its metadata answer 404, rather
@@ -363,7 +364,7 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 		}
 		mountIssuer(g)
 		server.Register(g)
-	}})
+	}, Unrouted: server.Handle}) // the original's 405 for FOO, QUERY … (docs/contract/protocol.md A1)
 	if meta != nil {
 		addRoutes(w, func(e *echo.Echo) {
 			for _, p := range protectedresource.Paths("/functions/v1/" + slugMCPServer)[:2] {
@@ -374,7 +375,6 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 	if oauth != nil {
 		addRoutes(w, oauth.RegisterRoot)
 	}
-	w.pre = append(w.pre, server.MethodFallback("/functions/v1/"+slugMCPServer, "/"+slugMCPServer))
 	w.onShutdown = append(w.onShutdown, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
