@@ -64,37 +64,62 @@ func (c *framingConn) Read(p []byte) (int, error) {
 }
 
 // observe advances the tracker over b. Called with c.mu held.
+//
+// It runs on every read of every connection, so it looks at each byte
+// once: a header block is found with IndexByte and copied in one append,
+// and a body is passed over by its length.
 func (c *framingConn) observe(b []byte) {
 	for len(b) > 0 && !c.stopped {
 		if c.skip > 0 {
-			k := int64(len(b))
-			if k > c.skip {
-				k = c.skip
-			}
+			k := min(int64(len(b)), c.skip)
 			c.skip -= k
 			b = b[k:]
 			continue
 		}
-		// A header block ends at the first empty line; net/http accepts
-		// bare LF line endings, so "\n\n" ends it as well as "\n\r\n".
-		i := 0
-		for ; i < len(b); i++ {
-			c.header = append(c.header, b[i])
-			if b[i] == '\n' && (bytes.HasSuffix(c.header, []byte("\n\n")) || bytes.HasSuffix(c.header, []byte("\n\r\n"))) {
-				i++
-				c.endOfHeader()
-				break
+		end := c.headerEnd(b)
+		if end < 0 {
+			c.header = append(c.header, b...)
+			if len(c.header) > maxTrackedHeader {
+				c.stopped = true
 			}
+			return
 		}
-		b = b[i:]
-		if len(c.header) > maxTrackedHeader {
-			c.stopped = true
-		}
+		c.header = append(c.header, b[:end]...)
+		b = b[end:]
+		c.endOfHeader()
 	}
 }
 
+// headerEnd returns the length of the prefix of b that completes the header
+// block begun in c.header, or -1 when b does not complete it. A block ends
+// at the first empty line; net/http accepts bare LF line endings, so "\n\n"
+// ends it as well as "\n\r\n", and either may straddle two reads.
+func (c *framingConn) headerEnd(b []byte) int {
+	// before returns the byte k places before b[i] in c.header+b, or 0.
+	before := func(i, k int) byte {
+		if j := i - k; j >= 0 {
+			return b[j]
+		} else if j += len(c.header); j >= 0 {
+			return c.header[j]
+		}
+		return 0
+	}
+	for i := 0; i < len(b); {
+		j := bytes.IndexByte(b[i:], '\n')
+		if j < 0 {
+			return -1
+		}
+		i += j
+		if p := before(i, 1); p == '\n' || (p == '\r' && before(i, 2) == '\n') {
+			return i + 1
+		}
+		i++
+	}
+	return -1
+}
+
 // endOfHeader reads the framing headers of the completed block the way
-// net/http does (textproto) and sets up the body to skip.
+// net/http does and sets up the body to skip.
 func (c *framingConn) endOfHeader() {
 	block := c.header
 	c.header = c.header[:0]
@@ -103,24 +128,118 @@ func (c *framingConn) endOfHeader() {
 		c.stopped = true
 		return
 	}
-	h, err := textproto.NewReader(bufio.NewReader(bytes.NewReader(rest))).ReadMIMEHeader()
-	if err != nil && err != io.EOF {
-		c.stopped = true // net/http refuses the request and closes
-		return
+	f, ok := scanFraming(rest)
+	if !ok {
+		f, ok = parseFraming(rest)
+		if !ok {
+			c.stopped = true // net/http refuses the request and closes
+			return
+		}
 	}
-	te, cl := h.Values("Transfer-Encoding"), h.Values("Content-Length")
 	switch {
-	case len(te) > 0:
-		c.ambiguous = c.ambiguous || len(cl) > 0
+	case f.hasTE:
+		c.ambiguous = c.ambiguous || f.hasCL
 		c.stopped = true
-	case len(cl) > 0:
-		n, err := strconv.ParseInt(strings.TrimSpace(cl[0]), 10, 64)
+	case f.hasCL:
+		n, err := strconv.ParseInt(strings.TrimSpace(f.firstCL), 10, 64)
 		if err != nil || n < 0 {
 			c.stopped = true // net/http refuses it
 			return
 		}
 		c.skip = n
 	}
+}
+
+// framing is what the tracker needs of a header block.
+type framing struct {
+	hasTE, hasCL bool
+	firstCL      string // the first Content-Length value
+}
+
+// scanFraming reads the framing of a header block (after the request line)
+// without building a header map. It handles the blocks clients send; for
+// anything textproto treats specially (continuation lines, a line without
+// a colon, a byte not allowed in a name or value) it reports ok false and
+// parseFraming decides, so both agree on every input (FuzzFramingTracker
+// compares them).
+func scanFraming(block []byte) (f framing, ok bool) {
+	for len(block) > 0 {
+		line, rest, _ := bytes.Cut(block, []byte("\n"))
+		block = rest
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if len(line) == 0 {
+			return f, true
+		}
+		colon := bytes.IndexByte(line, ':')
+		if colon <= 0 {
+			return f, false
+		}
+		name, value := line[:colon], line[colon+1:]
+		for _, ch := range name {
+			if !isTokenByte(ch) {
+				return f, false
+			}
+		}
+		for _, ch := range value {
+			if ch < ' ' && ch != '\t' || ch == 0x7f {
+				return f, false
+			}
+		}
+		switch {
+		case asciiEqualFold(name, "Content-Length"):
+			if !f.hasCL {
+				f.firstCL = string(value)
+			}
+			f.hasCL = true
+		case asciiEqualFold(name, "Transfer-Encoding"):
+			f.hasTE = true
+		}
+	}
+	return f, true
+}
+
+// parseFraming reads the framing of a header block with textproto, as
+// net/http does; ok is false when textproto refuses the block.
+func parseFraming(block []byte) (f framing, ok bool) {
+	h, err := textproto.NewReader(bufio.NewReader(bytes.NewReader(block))).ReadMIMEHeader()
+	if err != nil && err != io.EOF {
+		return f, false
+	}
+	te, cl := h.Values("Transfer-Encoding"), h.Values("Content-Length")
+	f.hasTE, f.hasCL = len(te) > 0, len(cl) > 0
+	if f.hasCL {
+		f.firstCL = cl[0]
+	}
+	return f, true
+}
+
+// isTokenByte reports whether ch may appear in a header name (RFC 9110
+// §5.6.2 tchar).
+func isTokenByte(ch byte) bool {
+	switch {
+	case 'a' <= ch && ch <= 'z', 'A' <= ch && ch <= 'Z', '0' <= ch && ch <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$%&'*+-.^_`|~", ch) >= 0
+}
+
+func asciiEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range b {
+		x, y := b[i], s[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }
 
 // state reports whether the connection carried an ambiguous request, and

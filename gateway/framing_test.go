@@ -2,10 +2,12 @@ package gateway
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
 	"net"
 	"net/http"
+	"net/textproto"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -187,20 +189,127 @@ func TestFramingKeepAlive(t *testing.T) {
 // FuzzFramingTracker feeds arbitrary bytes, in arbitrary pieces, through the
 // smuggling guard's tracker: it must not panic and must keep its header
 // buffer bounded, whatever the input and however it is split.
+// FuzzFramingTracker feeds the same bytes, cut in the same pieces, to the
+// tracker and to referenceTracker, a byte-at-a-time tracker that parses
+// every header block with textproto as net/http does, and requires the same
+// state after every piece.
 func FuzzFramingTracker(f *testing.F) {
 	f.Add([]byte("POST / HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"), uint8(3))
 	f.Add([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\n\r\n"), uint8(1))
 	f.Add([]byte("POST / HTTP/1.1\nContent-Length: 3\n\nabcPOST / HTTP/1.1\ntransfer-encoding: x\ncontent-length: 1\n\n"), uint8(7))
+	f.Add([]byte("POST / HTTP/1.1\r\nX: a\r\n b\r\nContent-Length:\t 2 \r\n\r\nhiGET / HTTP/1.1\r\nBad Name: 1\r\n\r\n"), uint8(5))
 	f.Fuzz(func(t *testing.T, data []byte, piece uint8) {
-		c := &framingConn{}
+		c, ref := &framingConn{}, &referenceTracker{}
 		n := int(piece)%16 + 1
 		for len(data) > 0 {
 			k := min(n, len(data))
 			c.observe(data[:k])
+			ref.observe(data[:k])
 			data = data[k:]
-			if len(c.header) > maxTrackedHeader+1 {
+			if len(c.header) > maxTrackedHeader+16 {
 				t.Fatalf("header buffer grew to %d bytes", len(c.header))
+			}
+			if c.ambiguous != ref.ambiguous || c.stopped != ref.stopped || c.skip != ref.skip || !bytes.Equal(c.header, ref.header) {
+				t.Fatalf("after a piece ending %d bytes from the end:\n got ambiguous=%v stopped=%v skip=%d header=%q\nwant ambiguous=%v stopped=%v skip=%d header=%q",
+					len(data), c.ambiguous, c.stopped, c.skip, c.header, ref.ambiguous, ref.stopped, ref.skip, ref.header)
 			}
 		}
 	})
+}
+
+// referenceTracker is the framing tracker in its plainest form: it looks at
+// one byte at a time and hands every header block to textproto.
+type referenceTracker struct {
+	header             []byte
+	skip               int64
+	stopped, ambiguous bool
+}
+
+func (c *referenceTracker) observe(b []byte) {
+	for len(b) > 0 && !c.stopped {
+		if c.skip > 0 {
+			k := min(int64(len(b)), c.skip)
+			c.skip -= k
+			b = b[k:]
+			continue
+		}
+		i := 0
+		for ; i < len(b); i++ {
+			c.header = append(c.header, b[i])
+			if b[i] == '\n' && (bytes.HasSuffix(c.header, []byte("\n\n")) || bytes.HasSuffix(c.header, []byte("\n\r\n"))) {
+				i++
+				c.endOfHeader()
+				break
+			}
+		}
+		b = b[i:]
+		if len(c.header) > maxTrackedHeader {
+			c.stopped = true
+		}
+	}
+}
+
+func (c *referenceTracker) endOfHeader() {
+	block := c.header
+	c.header = c.header[:0]
+	_, rest, ok := bytes.Cut(block, []byte("\n"))
+	if !ok {
+		c.stopped = true
+		return
+	}
+	h, err := textproto.NewReader(bufio.NewReader(bytes.NewReader(rest))).ReadMIMEHeader()
+	if err != nil && err != io.EOF {
+		c.stopped = true
+		return
+	}
+	te, cl := h.Values("Transfer-Encoding"), h.Values("Content-Length")
+	switch {
+	case len(te) > 0:
+		c.ambiguous = c.ambiguous || len(cl) > 0
+		c.stopped = true
+	case len(cl) > 0:
+		n, err := strconv.ParseInt(strings.TrimSpace(cl[0]), 10, 64)
+		if err != nil || n < 0 {
+			c.stopped = true
+			return
+		}
+		c.skip = n
+	}
+}
+
+// TestScanFraming checks the fast header scan against textproto on the
+// blocks it handles and that it defers the others.
+func TestScanFraming(t *testing.T) {
+	tests := []struct {
+		block  string
+		want   framing
+		scanOK bool
+	}{
+		{"Host: x\r\n\r\n", framing{}, true},
+		{"content-LENGTH:  12 \r\nContent-Length: 13\r\n\r\n", framing{hasCL: true, firstCL: "12"}, true},
+		{"Transfer-Encoding: chunked\nContent-Length: 1\n\n", framing{hasTE: true, hasCL: true, firstCL: "1"}, true},
+		{"X-Empty:\r\n\r\n", framing{}, true},
+		{"X: a\r\n folded\r\nContent-Length: 3\r\n\r\n", framing{hasCL: true, firstCL: "3"}, false},
+		{"Bad Name: 1\r\n\r\n", framing{}, false},
+		{"NoColon\r\n\r\n", framing{}, false},
+		{"X: a\x01b\r\n\r\n", framing{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := scanFraming([]byte(tt.block))
+		if ok != tt.scanOK {
+			t.Errorf("scanFraming(%q) ok = %v, want %v", tt.block, ok, tt.scanOK)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		ref, refOK := parseFraming([]byte(tt.block))
+		if !refOK || strings.TrimSpace(ref.firstCL) != strings.TrimSpace(got.firstCL) || ref.hasCL != got.hasCL || ref.hasTE != got.hasTE {
+			t.Errorf("scanFraming(%q) = %+v, textproto says %+v (ok %v)", tt.block, got, ref, refOK)
+		}
+		got.firstCL = strings.TrimSpace(got.firstCL)
+		if got != tt.want {
+			t.Errorf("scanFraming(%q) = %+v, want %+v", tt.block, got, tt.want)
+		}
+	}
 }
