@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"path"
 	"strings"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway"
 	"github.com/pawtograder/mcp-gateway/gateway/apierror"
 	"github.com/pawtograder/mcp-gateway/gateway/config"
+	"github.com/pawtograder/mcp-gateway/gateway/h1transport"
 	"github.com/pawtograder/mcp-gateway/gateway/issuer"
 	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
 	"github.com/pawtograder/mcp-gateway/gateway/metrics"
@@ -72,6 +74,22 @@ func newUpstreamTransport() *http.Transport {
 		ExpectContinueTimeout: time.Second,
 		ForceAttemptHTTP2:     true,
 	}
+}
+
+// restTransport is the transport for PostgREST: the look-ups behind every
+// authenticated call go through h1transport, which does each exchange on
+// the calling goroutine (docs/performance.md), when the URL is plain http
+// and no proxy applies to it; anything h1transport does not take (https,
+// writes) and every other case goes to base.
+func restTransport(restURL *url.URL, base *http.Transport) http.RoundTripper {
+	if restURL == nil || restURL.Scheme != "http" {
+		return base
+	}
+	if proxy, err := base.Proxy(&http.Request{URL: restURL}); err != nil || proxy != nil {
+		return base
+	}
+	return &h1transport.Transport{Fallback: base, DialContext: base.DialContext,
+		MaxIdlePerHost: base.MaxIdleConnsPerHost, IdleTimeout: base.IdleConnTimeout}
 }
 
 func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
@@ -161,7 +179,7 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 	}
 	base := newUpstreamTransport()
 	hc := &http.Client{Timeout: cfg.UpstreamTimeout, CheckRedirect: noRedirects,
-		Transport: m.RoundTripper(base, "postgrest", func(r *http.Request) string { return path.Base(r.URL.Path) })}
+		Transport: m.RoundTripper(restTransport(cfg.PostgRESTURL, base), "postgrest", func(r *http.Request) string { return path.Base(r.URL.Path) })}
 	authHC := &http.Client{Timeout: cfg.UpstreamTimeout, CheckRedirect: noRedirects,
 		Transport: m.RoundTripper(base, "auth", authEndpoint)}
 	restURL := urlString(cfg.PostgRESTURL)
