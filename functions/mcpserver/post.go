@@ -119,6 +119,7 @@ const largeResult = 4 << 10
 func writeLargeResult(c echo.Context, status int, head, result []byte) error {
 	w := c.Response()
 	setJSONContentType(c)
+	setContentLength(c, len(head)+len(result)+len(closingBrace))
 	w.WriteHeader(status)
 	if _, err := w.Write(head); err != nil {
 		return err
