@@ -213,8 +213,8 @@ func parseFraming(block []byte) (f framing, ok bool) {
 	return f, true
 }
 
-// isTokenByte reports whether ch may appear in a header name (RFC 9110
-// §5.6.2 tchar).
+// isTokenByte reports whether ch may appear in a header name: a tchar of
+// RFC 9110 §5.6.2.
 func isTokenByte(ch byte) bool {
 	switch {
 	case 'a' <= ch && ch <= 'z', 'A' <= ch && ch <= 'Z', '0' <= ch && ch <= '9':
