@@ -35,6 +35,24 @@ type Metrics struct {
 	knownTools   []string
 	knownMethods []string
 	knownTables  []string
+
+	// The series recorded on every request, by their label values.
+	httpRequestsOf *children[httpKey, prometheus.Counter]
+	httpDurationOf *children[[2]string, prometheus.Observer]
+	authOutcomesOf *children[[2]string, prometheus.Counter]
+	upstreamOf     *children[upstreamKey, prometheus.Counter]
+	upstreamTimeOf *children[[2]string, prometheus.Observer]
+	rpcRequestsOf  *children[string, prometheus.Counter]
+}
+
+type httpKey struct {
+	function, method string
+	status           int
+}
+
+type upstreamKey struct {
+	upstream, endpoint string
+	status             int // the status class: 0 for no answer, else status/100
 }
 
 // Options lists the label values that may appear; anything else is
@@ -90,6 +108,16 @@ func New(opts Options) *Metrics {
 		knownMethods: rpcMethods,
 		knownTables:  opts.Tables,
 	}
+	m.httpRequestsOf = newChildren(func(k httpKey) prometheus.Counter {
+		return m.httpRequests.WithLabelValues(k.function, k.method, strconv.Itoa(k.status))
+	})
+	m.httpDurationOf = newChildren(func(k [2]string) prometheus.Observer { return m.httpDuration.WithLabelValues(k[0], k[1]) })
+	m.authOutcomesOf = newChildren(func(k [2]string) prometheus.Counter { return m.authOutcomes.WithLabelValues(k[0], k[1]) })
+	m.upstreamOf = newChildren(func(k upstreamKey) prometheus.Counter {
+		return m.upstream.WithLabelValues(k.upstream, k.endpoint, statusClass(k.status))
+	})
+	m.upstreamTimeOf = newChildren(func(k [2]string) prometheus.Observer { return m.upstreamTime.WithLabelValues(k[0], k[1]) })
+	m.rpcRequestsOf = newChildren(func(k string) prometheus.Counter { return m.rpcRequests.WithLabelValues(k) })
 	reg.MustRegister(m.httpRequests, m.httpDuration, m.rpcRequests, m.toolCalls, m.toolDuration,
 		m.authOutcomes, m.upstream, m.upstreamTime, m.jwtCache, m.streamsOpen, m.proxied)
 	return m
@@ -118,9 +146,9 @@ func (m *Metrics) HTTPRequest(function, method string, status int, d time.Durati
 	}
 	function = clamp(function, m.knownFuncs)
 	method = clamp(method, []string{"GET", "POST", "DELETE", "OPTIONS", "PUT", "PATCH", "HEAD"})
-	m.httpRequests.WithLabelValues(function, method, strconv.Itoa(status)).Inc()
+	m.httpRequestsOf.get(httpKey{function, method, status}).Inc()
 	if !stream {
-		m.httpDuration.WithLabelValues(function, method).Observe(d.Seconds())
+		m.httpDurationOf.get([2]string{function, method}).Observe(d.Seconds())
 	}
 }
 
@@ -135,7 +163,7 @@ func (m *Metrics) RPCRequest(method string) {
 	if m == nil {
 		return
 	}
-	m.rpcRequests.WithLabelValues(clamp(method, m.knownMethods)).Inc()
+	m.rpcRequestsOf.get(clamp(method, m.knownMethods)).Inc()
 }
 
 // ToolCall records one tools/call.
@@ -158,7 +186,7 @@ func (m *Metrics) AuthOutcome(reason, credential string) {
 	}
 	reason = clamp(reason, []string{"ok", "missing", "malformed", "invalid", "revoked", "forbidden", "upstream", "config", "internal"})
 	credential = clamp(credential, []string{"api_token", "supabase", "session", "none"})
-	m.authOutcomes.WithLabelValues(reason, credential).Inc()
+	m.authOutcomesOf.get([2]string{reason, credential}).Inc()
 }
 
 // Upstream records a request to an upstream. endpoint is a table for
@@ -173,15 +201,21 @@ func (m *Metrics) Upstream(upstream, endpoint string, status int, d time.Duratio
 	} else {
 		endpoint = clamp(endpoint, []string{"user", "jwks", "installation", "token", "contents", "other"})
 	}
-	m.upstream.WithLabelValues(upstream, endpoint, statusClass(status)).Inc()
-	m.upstreamTime.WithLabelValues(upstream, endpoint).Observe(d.Seconds())
+	class := 0
+	if status > 0 {
+		class = status / 100
+	}
+	m.upstreamOf.get(upstreamKey{upstream, endpoint, class}).Inc()
+	m.upstreamTimeOf.get([2]string{upstream, endpoint}).Observe(d.Seconds())
 }
 
-func statusClass(status int) string {
-	if status <= 0 {
+// statusClass names a status class for the label: "2xx", or "error" for
+// class 0 (no answer).
+func statusClass(class int) string {
+	if class <= 0 {
 		return "error"
 	}
-	return strconv.Itoa(status/100) + "xx"
+	return strconv.Itoa(class) + "xx"
 }
 
 // JWTCache records a per-user JWT cache look-up.

@@ -103,3 +103,41 @@ func TestRoundTripperRecordsUpstreams(t *testing.T) {
 		t.Error("nil metrics must not wrap")
 	}
 }
+
+// TestRepeatedRecordingAccumulates records the same series many times from
+// several goroutines, through the cache of child series, and checks the
+// totals on the vectors themselves, including a 5xx upstream answer.
+func TestRepeatedRecordingAccumulates(t *testing.T) {
+	m := New(Options{Functions: []string{"mcp-server"}, Tables: []string{"user_roles"}})
+	done := make(chan struct{})
+	for range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range 250 {
+				m.HTTPRequest("mcp-server", "POST", 401, time.Millisecond, false)
+				m.AuthOutcome("missing", "none")
+				m.Upstream("postgrest", "user_roles", 503, time.Millisecond)
+				m.RPCRequest("tools/list")
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	for _, c := range []struct {
+		name string
+		got  float64
+	}{
+		{"http 401", testutil.ToFloat64(m.httpRequests.WithLabelValues("mcp-server", "POST", "401"))},
+		{"auth missing", testutil.ToFloat64(m.authOutcomes.WithLabelValues("missing", "none"))},
+		{"upstream 5xx", testutil.ToFloat64(m.upstream.WithLabelValues("postgrest", "user_roles", "5xx"))},
+		{"rpc tools/list", testutil.ToFloat64(m.rpcRequests.WithLabelValues("tools/list"))},
+	} {
+		if c.got != 1000 {
+			t.Errorf("%s = %v, want 1000", c.name, c.got)
+		}
+	}
+	if n := testutil.CollectAndCount(m.httpDuration); n != 1 {
+		t.Errorf("%d duration series, want 1", n)
+	}
+}
