@@ -144,23 +144,28 @@ type body struct {
 	t    *Transport
 	ctx  context.Context
 	stop func() bool
-	keep bool // the connection may carry another exchange
-	done bool // the connection was released or closed
+	keep bool  // the connection may carry another exchange
+	done bool  // the connection was released or closed
+	err  error // what Read returns once done
 }
+
+var errClosedBody = errors.New("h1transport: read on a closed body")
 
 func (b *body) Read(p []byte) (int, error) {
 	if b.done {
-		return 0, errors.New("h1transport: read on a closed body")
+		return 0, b.err
 	}
 	n, err := b.rc.Read(p)
 	switch {
 	case err == io.EOF:
 		b.release(true)
+		b.err = io.EOF
 	case err != nil:
 		b.release(false)
 		if ctxErr := b.ctx.Err(); ctxErr != nil {
 			err = ctxErr
 		}
+		b.err = err
 	}
 	return n, err
 }
@@ -170,6 +175,7 @@ func (b *body) Close() error {
 		// Closed before its end: the rest of the answer is still on the
 		// connection, so it cannot be reused.
 		b.release(false)
+		b.err = errClosedBody
 	}
 	return nil
 }

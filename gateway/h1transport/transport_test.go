@@ -157,6 +157,30 @@ func TestAnswerFraming(t *testing.T) {
 	if _, body := get(t, c, srv.URL+"/length", nil); body != "hello" {
 		t.Errorf("GET after HEAD read %q: the connection was left mid-answer", body)
 	}
+
+	// Reading on after the end keeps answering io.EOF, as net/http's
+	// bodies do; after Close, an error.
+	resp, err = c.Get(srv.URL + "/length")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := io.ReadAll(resp.Body); err != nil || string(b) != "hello" {
+		t.Fatalf("body %q, %v", b, err)
+	}
+	for range 2 {
+		if n, err := resp.Body.Read(make([]byte, 8)); n != 0 || err != io.EOF {
+			t.Errorf("read after the end: %d, %v; want 0, io.EOF", n, err)
+		}
+	}
+	resp.Body.Close()
+	resp, err = c.Get(srv.URL + "/length")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if _, err := resp.Body.Read(make([]byte, 8)); err == nil || err == io.EOF {
+		t.Errorf("read after Close: %v, want an error", err)
+	}
 }
 
 func TestOthersGoToFallback(t *testing.T) {
