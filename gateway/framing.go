@@ -150,6 +150,11 @@ func (c *framingConn) endOfHeader() {
 	}
 }
 
+var (
+	contentLengthName    = []byte("Content-Length")
+	transferEncodingName = []byte("Transfer-Encoding")
+)
+
 // framing is what the tracker needs of a header block.
 type framing struct {
 	hasTE, hasCL bool
@@ -185,13 +190,15 @@ func scanFraming(block []byte) (f framing, ok bool) {
 				return f, false
 			}
 		}
+		// The name is all token bytes (ASCII), so Unicode folding is ASCII
+		// folding here.
 		switch {
-		case asciiEqualFold(name, "Content-Length"):
+		case bytes.EqualFold(name, contentLengthName):
 			if !f.hasCL {
 				f.firstCL = string(value)
 			}
 			f.hasCL = true
-		case asciiEqualFold(name, "Transfer-Encoding"):
+		case bytes.EqualFold(name, transferEncodingName):
 			f.hasTE = true
 		}
 	}
@@ -221,25 +228,6 @@ func isTokenByte(ch byte) bool {
 		return true
 	}
 	return strings.IndexByte("!#$%&'*+-.^_`|~", ch) >= 0
-}
-
-func asciiEqualFold(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := range b {
-		x, y := b[i], s[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }
 
 // state reports whether the connection carried an ambiguous request, and

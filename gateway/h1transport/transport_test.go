@@ -1,7 +1,6 @@
 package h1transport
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
 )
 
 // recorder is a Fallback that records what reached it.
@@ -211,42 +212,8 @@ func TestOthersGoToFallback(t *testing.T) {
 	}
 }
 
-// droppingServer answers the first request on every connection, then
-// closes the connection when the next request arrives, the way an upstream
-// drops an idle keep-alive connection.
-func droppingServer(t *testing.T) (url string, requests *atomic.Int32) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	requests = new(atomic.Int32)
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer conn.Close()
-				rd := bufio.NewReader(conn)
-				if _, err := http.ReadRequest(rd); err != nil {
-					return
-				}
-				requests.Add(1)
-				_, _ = conn.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
-				if _, err := http.ReadRequest(rd); err == nil {
-					requests.Add(1)
-				}
-			}()
-		}
-	}()
-	return "http://" + ln.Addr().String(), requests
-}
-
 func TestDeadKeepAliveIsReplayedOnce(t *testing.T) {
-	url, requests := droppingServer(t)
+	url, requests := gatewaytest.DroppingServer(t)
 	c := &http.Client{Transport: &Transport{Fallback: &recorder{}}}
 	for i := range 2 {
 		if status, body := get(t, c, url+"/rest/v1/revoked_token_ids", nil); status != 200 || body != "ok" {

@@ -1,51 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"io"
-	"net"
 	"net/http"
+	"net/url"
 	"strings"
-	"sync/atomic"
 	"testing"
-)
 
-// flakyServer answers the first request on every connection and then
-// closes that connection without answering the next one, the way an
-// upstream or load balancer drops an idle keep-alive connection.
-func flakyServer(t *testing.T) (url string, requests *atomic.Int32) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	requests = new(atomic.Int32)
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer conn.Close()
-				rd := bufio.NewReader(conn)
-				req, err := http.ReadRequest(rd)
-				if err != nil {
-					return
-				}
-				requests.Add(1)
-				_ = req.Body.Close()
-				_, _ = conn.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
-				// Wait for the next request on this connection, then drop it.
-				if _, err := http.ReadRequest(rd); err == nil {
-					requests.Add(1)
-				}
-			}()
-		}
-	}()
-	return "http://" + ln.Addr().String(), requests
-}
+	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
+	"github.com/pawtograder/mcp-gateway/gateway/h1transport"
+)
 
 // TestUpstreamTransportReplaysOnlyReads pins the standard library's rule
 // on the transport the gateway builds for its upstreams
@@ -55,7 +19,7 @@ func flakyServer(t *testing.T) (url string, requests *atomic.Int32) {
 // guards the choice, and would catch a transport setting or wrapper that
 // changed it, rather than gateway code that implements it.
 func TestUpstreamTransportReplaysOnlyReads(t *testing.T) {
-	url, requests := flakyServer(t)
+	url, requests := gatewaytest.DroppingServer(t)
 	c := &http.Client{Transport: newUpstreamTransport()}
 	get := func() error {
 		resp, err := c.Get(url + "/rest/v1/assignments")
@@ -77,7 +41,7 @@ func TestUpstreamTransportReplaysOnlyReads(t *testing.T) {
 		t.Fatalf("server saw %d requests, want 3 (first, the dropped one, the replay)", got)
 	}
 
-	url, requests = flakyServer(t)
+	url, requests = gatewaytest.DroppingServer(t)
 	c = &http.Client{Transport: newUpstreamTransport()}
 	if err := get(); err != nil {
 		t.Fatal(err)
@@ -89,5 +53,60 @@ func TestUpstreamTransportReplaysOnlyReads(t *testing.T) {
 	}
 	if got := requests.Load(); got != 2 {
 		t.Fatalf("server saw %d requests, want 2 (the POST sent once)", got)
+	}
+}
+
+// TestRestTransport checks which transport the wiring gives PostgREST:
+// h1transport (over the pooled transport) for a plain-http URL with no
+// proxy, the pooled transport itself for https or when a proxy applies;
+// and that through h1transport a GET on a dropped keep-alive connection is
+// still replayed once.
+func TestRestTransport(t *testing.T) {
+	parse := func(s string) *url.URL {
+		u, err := url.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	base := newUpstreamTransport()
+	viaProxy := newUpstreamTransport()
+	viaProxy.Proxy = func(*http.Request) (*url.URL, error) { return parse("http://proxy.internal:3128"), nil }
+	for _, tc := range []struct {
+		name    string
+		rest    string
+		base    *http.Transport
+		wantH1  bool
+		wantErr bool
+	}{
+		{"plain http", "http://kong:8000/rest/v1", base, true, false},
+		{"https", "https://abc.supabase.co/rest/v1", base, false, false},
+		{"a proxy applies", "http://kong:8000/rest/v1", viaProxy, false, false},
+	} {
+		got := restTransport(parse(tc.rest), tc.base)
+		h1, isH1 := got.(*h1transport.Transport)
+		if isH1 != tc.wantH1 {
+			t.Errorf("%s: transport %T, want h1transport: %v", tc.name, got, tc.wantH1)
+		}
+		if isH1 && (h1.Fallback != tc.base || h1.MaxIdlePerHost != tc.base.MaxIdleConnsPerHost || h1.IdleTimeout != tc.base.IdleConnTimeout) {
+			t.Errorf("%s: h1transport %+v does not carry the pooled transport's fallback and limits", tc.name, h1)
+		}
+		if !isH1 && got != http.RoundTripper(tc.base) {
+			t.Errorf("%s: got %T, want the pooled transport itself", tc.name, got)
+		}
+	}
+
+	srv, requests := gatewaytest.DroppingServer(t)
+	c := &http.Client{Transport: restTransport(parse(srv+"/rest/v1"), newUpstreamTransport())}
+	for i := range 2 {
+		resp, err := c.Get(srv + "/rest/v1/revoked_token_ids")
+		if err != nil {
+			t.Fatalf("GET %d: %v", i, err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	if got := requests.Load(); got != 3 {
+		t.Fatalf("server saw %d requests, want 3 (first, the dropped one, the replay)", got)
 	}
 }
