@@ -70,15 +70,15 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// most likely closed by the server while idle: send again, once,
 		// on a new connection, as net/http does for GET and HEAD.
 		var nothing *nothingReceived
-		if reused && attempt == 0 && errors.As(err, &nothing) && ctx.Err() == nil {
+		beforeAnswer := errors.As(err, &nothing)
+		if reused && attempt == 0 && beforeAnswer && ctx.Err() == nil {
 			continue
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr
 		}
-		var nr *nothingReceived
-		if errors.As(err, &nr) {
-			err = nr.err
+		if beforeAnswer {
+			err = nothing.err
 		}
 		return nil, err
 	}
