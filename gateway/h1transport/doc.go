@@ -29,6 +29,11 @@
 //   - "Connection: close" and HTTP/1.0 answers close the connection, and a
 //     body closed before its end closes it too, so a connection only goes
 //     back to the pool positioned at the next answer;
+//   - bytes nobody asked for are never read as an answer: a connection with
+//     bytes read past its answer is closed, and an idle one is peeked at
+//     (one non-blocking recv) before reuse and closed if the server sent
+//     anything or hung up — what net/http's per-connection read loop
+//     watches for;
 //   - idle connections are bounded per host and dropped after IdleTimeout.
 //
 // Not kept, on purpose: the Accept-Encoding: gzip that net/http adds (and

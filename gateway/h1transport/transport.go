@@ -181,11 +181,13 @@ func (b *body) Close() error {
 }
 
 // release ends the exchange: the connection goes back to the pool when the
-// body was read to its end, the answer allows it and the context did not
-// end it (a fired AfterFunc has expired the connection's deadline).
+// body was read to its end, nothing past it was read, the answer allows it
+// and the context did not end it (a fired AfterFunc has expired the
+// connection's deadline).
 func (b *body) release(atEnd bool) {
 	b.done = true
-	if atEnd && b.keep && b.stop() {
+	// Bytes already read past the answer's end belong to no request.
+	if atEnd && b.keep && b.c.br.Buffered() == 0 && b.stop() {
 		b.t.put(b.c)
 		return
 	}
@@ -202,11 +204,16 @@ func (t *Transport) get(ctx context.Context, addr string) (c *conn, reused bool,
 		c = list[len(list)-1]
 		list[len(list)-1] = nil
 		t.idle[addr] = list[:len(list)-1]
-		if now.Sub(c.idleAt) < t.idleTimeout() {
-			t.mu.Unlock()
+		if now.Sub(c.idleAt) >= t.idleTimeout() {
+			c.Close()
+			continue
+		}
+		t.mu.Unlock()
+		if !unsolicited(c.Conn) {
 			return c, true, nil
 		}
 		c.Close()
+		t.mu.Lock()
 	}
 	t.mu.Unlock()
 	dial := t.DialContext
