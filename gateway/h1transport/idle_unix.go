@@ -24,18 +24,12 @@ func unsolicited(c net.Conn) bool {
 		return true
 	}
 	var buf [1]byte
-	var n int
 	var rerr error
 	err = rc.Read(func(fd uintptr) bool {
-		n, _, rerr = syscall.Recvfrom(int(fd), buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		_, _, rerr = syscall.Recvfrom(int(fd), buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
 		return true // never wait for readiness
 	})
-	if err != nil {
-		return true
-	}
-	if rerr == syscall.EAGAIN || rerr == syscall.EWOULDBLOCK {
-		return false // nothing to read: the connection is idle as it should be
-	}
-	_ = n // n > 0: unsolicited bytes; n == 0: the server closed it
-	return true
+	// Only "would block" means idle; a byte, the end of the stream (0
+	// bytes) or an error all mean the connection is done.
+	return err != nil || (rerr != syscall.EAGAIN && rerr != syscall.EWOULDBLOCK)
 }
