@@ -107,21 +107,7 @@ func discoverResult(apps bool) ([]byte, error) {
 // model prompt caches can reuse it), each tool's outputSchema describing its
 // value itself (a JSON Schema 2020-12 document), and the caching hints.
 func toolsListResultModern(reg *tools.Registry) ([]byte, error) {
-	list := make([]any, 0, len(reg.Tools()))
-	for _, t := range reg.Tools() {
-		schema := t.InputSchema
-		if schema == nil {
-			schema = jsjson.NewObject(0)
-		}
-		entry := jsjson.NewObject(4).
-			Set("name", t.Name).
-			Set("description", t.Description).
-			Set("inputSchema", schema)
-		if t.ValueSchema != nil {
-			entry.Set("outputSchema", t.ValueSchema)
-		}
-		list = append(list, entry)
-	}
+	list := toolEntries(reg, func(t *tools.Tool) *jsjson.Object { return t.ValueSchema })
 	body, err := jsjson.Marshal(jsjson.NewObject(3).
 		Set("tools", list).
 		Set("ttlMs", catalogueTTLMs).

@@ -232,6 +232,17 @@ func initializeResult(version string) []byte {
 // catalogue order, with each declared outputSchema after inputSchema when
 // withOutput is set. The catalogue is fixed, so this runs once per process.
 func toolsListResult(reg *tools.Registry, withOutput bool) ([]byte, error) {
+	output := func(*tools.Tool) *jsjson.Object { return nil }
+	if withOutput {
+		output = func(t *tools.Tool) *jsjson.Object { return t.OutputSchema }
+	}
+	return jsjson.Marshal(jsjson.NewObject(1).Set("tools", toolEntries(reg, output)))
+}
+
+// toolEntries lists the catalogue in its fixed order as tools/list entries:
+// name, description, inputSchema, and outputSchema when output(t) gives one
+// (each revision describes results its own way).
+func toolEntries(reg *tools.Registry, output func(*tools.Tool) *jsjson.Object) []any {
 	list := make([]any, 0, len(reg.Tools()))
 	for _, t := range reg.Tools() {
 		schema := t.InputSchema
@@ -242,10 +253,10 @@ func toolsListResult(reg *tools.Registry, withOutput bool) ([]byte, error) {
 			Set("name", t.Name).
 			Set("description", t.Description).
 			Set("inputSchema", schema)
-		if withOutput && t.OutputSchema != nil {
-			entry.Set("outputSchema", t.OutputSchema)
+		if out := output(t); out != nil {
+			entry.Set("outputSchema", out)
 		}
 		list = append(list, entry)
 	}
-	return jsjson.Marshal(jsjson.NewObject(1).Set("tools", list))
+	return list
 }
