@@ -7,10 +7,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"flag"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,9 +19,8 @@ import (
 	"github.com/lestrrat-go/jwx/v2/jwk"
 
 	"github.com/pawtograder/mcp-gateway/gateway/apierror"
+	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest/goldenfile"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 const testIssuer = "https://project.example/functions/v1/mcp-server/oidc"
 
@@ -87,22 +84,11 @@ func serve(t *testing.T, i *Issuer, method, path string) (*httptest.ResponseReco
 	return rec, handlerErr
 }
 
-// golden compares got with testdata/name, or rewrites it with -update.
+// golden compares got, plus a final newline, with testdata/name
+// (goldenfile, -update).
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(strings.TrimSuffix(string(want), "\n"), got); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", name, diff)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), []byte(got+"\n"))
 }
 
 func TestDocuments(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,9 +16,9 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/go-cmp/cmp"
 	"github.com/lestrrat-go/jwx/v2/jwk"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest/goldenfile"
+)
 
 var stack *Stack
 
@@ -97,25 +96,10 @@ func escape(p string) string {
 	return path + "?" + strings.Join(parts, "&")
 }
 
+// golden compares got with testdata/file (goldenfile, -update).
 func golden(t *testing.T, file, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", file)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", file), []byte(got))
 }
 
 // as returns headers for a request with the anon apikey and a bearer token.

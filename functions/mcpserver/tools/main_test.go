@@ -53,16 +53,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
+	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest/goldenfile"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 	"github.com/pawtograder/mcp-gateway/gateway/userdb"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/golden")
 
 // The seed's users (SEED.md "Users and enrolments").
 const (
@@ -374,27 +372,11 @@ func callToolWith(t testing.TB, reg *Registry, db *userdb.Client, name, argsJSON
 	return string(text)
 }
 
-// checkGolden compares got with testdata/golden/<name>.txt, or rewrites the
-// file under -update.
+// checkGolden compares got with testdata/golden/<name>.txt (goldenfile,
+// -update).
 func checkGolden(t testing.TB, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", filepath.FromSlash(name)+".txt")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs from %s (-want +got):\n%s", name, path, diff)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "golden", filepath.FromSlash(name)+".txt"), []byte(got))
 }
 
 // goldenName turns a case description into a file name.

@@ -2,17 +2,15 @@ package dbsetup
 
 import (
 	"context"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata golden files")
+	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest/goldenfile"
+)
 
 // catalogQueries describe the schema objects the gateway and its tests rely
 // on, one text line per object, in a stable order. The snapshot pins names
@@ -102,26 +100,10 @@ func catalog(t *testing.T, url string) string {
 	return b.String()
 }
 
-// checkGolden compares got with testdata/name, rewriting it under -update.
+// checkGolden compares got with testdata/name (goldenfile, -update).
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got); rerun with -update if intended:\n%s", path, diff)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), []byte(got))
 }
 
 // TestCatalogGolden pins the full schema after ApplyAll.

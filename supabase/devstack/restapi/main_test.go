@@ -20,14 +20,12 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
-	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/lestrrat-go/jwx/v2/jwk"
 
+	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest/goldenfile"
 	"github.com/pawtograder/mcp-gateway/supabase/devstack/pgcluster"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
 // Test fixtures shared by the package's tests: one cluster, one database.
 var (
@@ -220,23 +218,10 @@ func sortedKeys(m map[string]string) []string {
 	return out
 }
 
-// golden compares got with testdata/<file> (rewritten with -update).
+// golden compares got with testdata/file (goldenfile, -update).
 func golden(t *testing.T, file, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", file)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", file), []byte(got))
 }
 
 // escapeTarget percent-encodes the query of a readable test target, keeping
