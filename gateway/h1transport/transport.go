@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -122,13 +121,7 @@ func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request, h 
 		stop()
 		return nil, &nothingReceived{err}
 	}
-	resp, err := http.ReadResponse(c.br, req)
-	for err == nil && resp.StatusCode == http.StatusContinue {
-		resp, err = http.ReadResponse(c.br, req)
-	}
-	if err == nil && resp.StatusCode < 200 {
-		err = fmt.Errorf("h1transport: unexpected informational answer %s", resp.Status)
-	}
+	resp, err := readAnswer(c.br, req)
 	if err != nil {
 		stop()
 		return nil, err

@@ -172,11 +172,10 @@ func New(opts Options) (*Authenticator, error) {
 // status and message of the first failing step.
 //
 // Steps 6 (revocation look-up) and 9 (staff gate) are independent reads with
-// the service role, so they run concurrently; the results are then judged
-// in A7 order, so the outcome is the sequential one: a failed revocation
-// look-up (503) beats a revoked token (401), which beats a failed role query
-// (500) and a caller who is not staff (403). The role query is canceled as
-// soon as the revocation result decides the outcome.
+// the service role, so they are sent together (lookUp); the results are
+// then judged in A7 order, so the outcome is the sequential one: a failed
+// revocation look-up (503) beats a revoked token (401), which beats a
+// failed role query (500) and a caller who is not staff (403).
 //
 // Steps 11–12 (the user's own PostgREST client) belong to userdb.
 func (a *Authenticator) Authenticate(ctx context.Context, authorization string) (*Principal, error) {
@@ -200,22 +199,15 @@ func (a *Authenticator) Authenticate(ctx context.Context, authorization string) 
 
 	ctx, cancel := context.WithTimeout(ctx, a.lookupTimeout)
 	defer cancel()
-	staff := make(chan staffResult, 1) // buffered: the goroutine never blocks
-	// On a reused goroutine (workers.go).
-	a.lookups.run(func() {
-		ok, err := a.isStaff(ctx, claims.Subject)
-		staff <- staffResult{ok, err}
-	})
-
-	revoked, err := a.isRevoked(ctx, claims.TokenID) // step 6
-	if err != nil {
-		a.log.LogAttrs(ctx, slog.LevelWarn, "mcpauth: revocation look-up failed", slog.String("token_id", claims.TokenID), slog.String("error", err.Error()))
-		return nil, revocationUnavailable(err)
+	rev, staff := a.lookUp(ctx, claims)
+	if rev.err != nil { // step 6
+		a.log.LogAttrs(ctx, slog.LevelWarn, "mcpauth: revocation look-up failed", slog.String("token_id", claims.TokenID), slog.String("error", rev.err.Error()))
+		return nil, revocationUnavailable(rev.err)
 	}
-	if revoked { // step 7
+	if rev.revoked { // step 7
 		return nil, errRevoked
 	}
-	r := <-staff // step 9
+	r := staff() // step 9
 	if r.err != nil {
 		a.log.LogAttrs(ctx, slog.LevelWarn, "mcpauth: role query failed", slog.String("user_id", claims.Subject), slog.String("error", r.err.Error()))
 		return nil, errRoleLookup.WithCause(r.err)
@@ -236,23 +228,69 @@ type staffResult struct {
 	err   error
 }
 
-// isRevoked is GET revoked_token_ids?select=token_id&token_id=eq.<jti>,
+// lookUp runs steps 6 and 9, independent reads with the service role, and
+// returns the revocation result and a function that waits for the staff
+// gate's. Over a plain-HTTP upstream both go back to back on one connection
+// (postgrest.Pipeline), which costs one write, one read and one wake-up
+// instead of two of each; answers come in order, so a role query the
+// server is slow to answer holds back the revocation answer too, both
+// within LookupTimeout. Otherwise the role query runs on a reused
+// goroutine (workers.go) while the revocation look-up runs on this one,
+// and returning early cancels it through the caller's context.
+func (a *Authenticator) lookUp(ctx context.Context, claims *TokenClaims) (revocationResult, func() staffResult) {
+	revQ, staffQ := a.revocationQuery(claims.TokenID), a.staffQuery(claims.Subject)
+	if answers, ok := postgrest.Pipeline(ctx, revQ, staffQ); ok {
+		var rev revocationResult
+		var st staffResult
+		rev.revoked, rev.err = revokedFrom(answers[0].MaybeSingle())
+		st.staff, st.err = staffFrom(answers[1].Rows())
+		return rev, func() staffResult { return st }
+	}
+	ch := make(chan staffResult, 1) // buffered: the worker never blocks
+	a.lookups.run(func() {
+		ok, err := staffFrom(staffQ.Rows(ctx))
+		ch <- staffResult{ok, err}
+	})
+	var rev revocationResult
+	rev.revoked, rev.err = revokedFrom(revQ.MaybeSingle(ctx))
+	return rev, func() staffResult { return <-ch }
+}
+
+type revocationResult struct {
+	revoked bool
+	err     error
+}
+
+// revocationQuery is GET revoked_token_ids?select=token_id&token_id=eq.<jti>,
 // read with maybeSingle semantics.
-func (a *Authenticator) isRevoked(ctx context.Context, tokenID string) (bool, error) {
-	row, err := a.svc.From("revoked_token_ids").Select("token_id").Eq("token_id", tokenID).MaybeSingle(ctx)
+func (a *Authenticator) revocationQuery(tokenID string) *postgrest.Query {
+	return a.svc.From("revoked_token_ids").Select("token_id").Eq("token_id", tokenID)
+}
+
+// revokedFrom reads the revocation look-up: a row means revoked.
+func revokedFrom(row json.RawMessage, err error) (bool, error) {
 	if err != nil {
 		return false, err
 	}
 	return row != nil, nil
 }
 
-// isStaff is GET user_roles?select=class_id,role&user_id=eq.<sub>
+// staffQuery is GET user_roles?select=class_id,role&user_id=eq.<sub>
 // &disabled=eq.false&role=in.(instructor,grader), without a limit, as in
 // the original.
-func (a *Authenticator) isStaff(ctx context.Context, userID string) (bool, error) {
-	body, err := a.svc.From("user_roles").Select("class_id, role").
+func (a *Authenticator) staffQuery(userID string) *postgrest.Query {
+	return a.svc.From("user_roles").Select("class_id, role").
 		Eq("user_id", userID).Eq("disabled", "false").
-		In("role", []string{"instructor", "grader"}).Rows(ctx)
+		In("role", []string{"instructor", "grader"})
+}
+
+// isStaff runs the staff query.
+func (a *Authenticator) isStaff(ctx context.Context, userID string) (bool, error) {
+	return staffFrom(a.staffQuery(userID).Rows(ctx))
+}
+
+// staffFrom reads the staff query's rows: any row means staff.
+func staffFrom(body json.RawMessage, err error) (bool, error) {
 	if err != nil {
 		return false, err
 	}

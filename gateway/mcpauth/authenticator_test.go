@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"sort"
 	"sync/atomic"
 	"testing"
@@ -13,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pawtograder/mcp-gateway/gateway/apierror"
+	"github.com/pawtograder/mcp-gateway/gateway/h1transport"
 )
 
 func newTestAuth(t *testing.T, opts Options) *Authenticator {
@@ -31,6 +35,20 @@ func newTestAuth(t *testing.T, opts Options) *Authenticator {
 func bearer(tok string) string { return "Bearer " + tok }
 
 var goodToken = "mcp_" + hs256(testSecret, hdr, goodPayload())
+
+// upstreams are the two ways the service-role look-ups travel: over
+// net/http's transport they run concurrently (as to an https upstream),
+// over h1transport they are pipelined on one connection (as to a
+// plain-HTTP upstream). Tests of the outcome run on both.
+var upstreams = []struct {
+	name   string
+	client func() *http.Client
+}{
+	{"concurrent", func() *http.Client { return &http.Client{Transport: http.DefaultTransport} }},
+	{"pipelined", func() *http.Client {
+		return &http.Client{Transport: &h1transport.Transport{Fallback: http.DefaultTransport}}
+	}},
+}
 
 // refusedURL returns a URL on which nothing listens.
 func refusedURL(t *testing.T) string {
@@ -87,52 +105,60 @@ func TestAuthenticateMatrix(t *testing.T) {
 		{name: "grader", header: bearer(goodToken), setup: setup{roles: &answer{200, `[{"class_id":2,"role":"grader"}]`}}, wantStatus: 200},
 		{name: "empty scopes authenticate", header: bearer(hs256(testSecret, hdr, payload(pSub, `"scopes":[]`, pJti, pIss, pAud, pExp))), wantStatus: 200},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			fake, srv := newFakeRest(t)
-			if tc.setup.revoked != nil {
-				fake.set("GET revoked_token_ids", tc.setup.revoked.status, tc.setup.revoked.body)
-			}
-			if tc.setup.roles != nil {
-				fake.set("GET user_roles", tc.setup.roles.status, tc.setup.roles.body)
-			}
-			opts := Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret}
-			switch tc.secret {
-			case "":
-			case "-":
-				opts.MCPJWTSecret = ""
-			default:
-				opts.MCPJWTSecret = tc.secret
-			}
-			if tc.noService {
-				opts.ServiceRoleKey = ""
-			}
-			if tc.refused {
-				opts.RestURL = refusedURL(t)
-			}
-			a := newTestAuth(t, opts)
-			p, err := a.Authenticate(context.Background(), tc.header)
-			if tc.wantStatus == 200 {
-				if err != nil {
-					t.Fatalf("Authenticate = %v", err)
+	for _, up := range upstreams {
+		for _, tc := range tests {
+			t.Run(up.name+"/"+tc.name, func(t *testing.T) {
+				fake, srv := newFakeRest(t)
+				if tc.setup.revoked != nil {
+					fake.set("GET revoked_token_ids", tc.setup.revoked.status, tc.setup.revoked.body)
 				}
-				if p.UserID != "11111111-1111-4111-8111-111111111111" || p.TokenID != "22222222-2222-4222-8222-222222222222" || p.Kind != KindAPIToken {
-					t.Errorf("principal = %+v", p)
+				if tc.setup.roles != nil {
+					fake.set("GET user_roles", tc.setup.roles.status, tc.setup.roles.body)
 				}
-				return
-			}
-			assertAPIError(t, err, tc.wantStatus, tc.wantMsg)
-			if (tc.wantStatus == 503 || tc.wantMsg == MsgRoleLookupFailed) && apierror.As(err).Err == nil {
-				t.Errorf("upstream failure without internal cause")
-			}
-		})
+				opts := Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret, HTTPClient: up.client()}
+				switch tc.secret {
+				case "":
+				case "-":
+					opts.MCPJWTSecret = ""
+				default:
+					opts.MCPJWTSecret = tc.secret
+				}
+				if tc.noService {
+					opts.ServiceRoleKey = ""
+				}
+				if tc.refused {
+					opts.RestURL = refusedURL(t)
+				}
+				a := newTestAuth(t, opts)
+				p, err := a.Authenticate(context.Background(), tc.header)
+				if tc.wantStatus == 200 {
+					if err != nil {
+						t.Fatalf("Authenticate = %v", err)
+					}
+					if p.UserID != "11111111-1111-4111-8111-111111111111" || p.TokenID != "22222222-2222-4222-8222-222222222222" || p.Kind != KindAPIToken {
+						t.Errorf("principal = %+v", p)
+					}
+					return
+				}
+				assertAPIError(t, err, tc.wantStatus, tc.wantMsg)
+				if (tc.wantStatus == 503 || tc.wantMsg == MsgRoleLookupFailed) && apierror.As(err).Err == nil {
+					t.Errorf("upstream failure without internal cause")
+				}
+			})
+		}
 	}
 }
 
 // TestAuthenticateRequests pins the exact service-role requests.
 func TestAuthenticateRequests(t *testing.T) {
+	for _, up := range upstreams {
+		t.Run(up.name, func(t *testing.T) { testAuthenticateRequests(t, up.client()) })
+	}
+}
+
+func testAuthenticateRequests(t *testing.T, hc *http.Client) {
 	fake, srv := newFakeRest(t)
-	a := newTestAuth(t, Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret})
+	a := newTestAuth(t, Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret, HTTPClient: hc})
 	p, err := a.Authenticate(context.Background(), bearer(goodToken))
 	if err != nil {
 		t.Fatal(err)
@@ -186,6 +212,39 @@ func TestAuthenticateConcurrent(t *testing.T) {
 	}
 }
 
+// TestAuthenticatePipelined: over a plain-HTTP upstream the two look-ups
+// share one connection, where concurrent ones would open two.
+func TestAuthenticatePipelined(t *testing.T) {
+	fake := &fakeRest{t: t, answers: map[string]answer{
+		"GET revoked_token_ids": {200, `[]`},
+		"GET user_roles":        {200, `[{"class_id":1,"role":"instructor"}]`},
+	}}
+	srv := httptest.NewUnstartedServer(fake)
+	var conns atomic.Int32
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	hc := &http.Client{Transport: &h1transport.Transport{Fallback: http.DefaultTransport}}
+	a := newTestAuth(t, Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret, HTTPClient: hc})
+	if _, err := a.Authenticate(context.Background(), bearer(goodToken)); err != nil {
+		t.Fatal(err)
+	}
+	var tables []string
+	for _, r := range fake.recorded() {
+		tables = append(tables, r.Path)
+	}
+	if want := []string{"/rest/v1/revoked_token_ids", "/rest/v1/user_roles"}; !slices.Equal(tables, want) {
+		t.Errorf("look-ups %v, want %v in that order", tables, want)
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("the look-ups used %d connections, want 1", n)
+	}
+}
+
 // TestAuthenticateCancelsRoleQuery: once the revocation answer decides,
 // the role query's context is canceled rather than awaited.
 func TestAuthenticateCancelsRoleQuery(t *testing.T) {
@@ -213,14 +272,18 @@ func TestAuthenticateCancelsRoleQuery(t *testing.T) {
 }
 
 func TestAuthenticateContextCanceled(t *testing.T) {
-	_, srv := newFakeRest(t)
-	a := newTestAuth(t, Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret})
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err := a.Authenticate(ctx, bearer(goodToken))
-	assertAPIError(t, err, 503, MsgRevocationPrefix+"request was canceled")
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("cause %v does not wrap context.Canceled", errors.Unwrap(err))
+	for _, up := range upstreams {
+		t.Run(up.name, func(t *testing.T) {
+			_, srv := newFakeRest(t)
+			a := newTestAuth(t, Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret, HTTPClient: up.client()})
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			_, err := a.Authenticate(ctx, bearer(goodToken))
+			assertAPIError(t, err, 503, MsgRevocationPrefix+"request was canceled")
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("cause %v does not wrap context.Canceled", errors.Unwrap(err))
+			}
+		})
 	}
 }
 
@@ -301,11 +364,17 @@ func TestHasScope(t *testing.T) {
 // TestAuthenticateLookupTimeout: a hung PostgREST is bounded even when the
 // caller's context has no deadline.
 func TestAuthenticateLookupTimeout(t *testing.T) {
+	for _, up := range upstreams {
+		t.Run(up.name, func(t *testing.T) { testAuthenticateLookupTimeout(t, up.client()) })
+	}
+}
+
+func testAuthenticateLookupTimeout(t *testing.T, hc *http.Client) {
 	fake, srv := newFakeRest(t)
 	release := make(chan struct{})
 	defer close(release)
 	fake.hook = func(string, string) { <-release }
-	a := newTestAuth(t, Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret, LookupTimeout: 100 * time.Millisecond})
+	a := newTestAuth(t, Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret, LookupTimeout: 100 * time.Millisecond, HTTPClient: hc})
 	// PostgREST never answers, so only the look-up timeout can end the
 	// call: returning at all, with the timeout's message, is the property.
 	errc := make(chan error, 1)

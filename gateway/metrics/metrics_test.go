@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"path"
@@ -101,6 +102,58 @@ func TestRoundTripperRecordsUpstreams(t *testing.T) {
 	var none *Metrics
 	if none.RoundTripper(http.DefaultTransport, "x", table) != http.DefaultTransport {
 		t.Error("nil metrics must not wrap")
+	}
+}
+
+// stubPipeliner answers pipelines with fixed outcomes and records how many
+// it was given.
+type stubPipeliner struct {
+	http.RoundTripper
+	ok    bool
+	given int
+}
+
+func (s *stubPipeliner) Pipeline(reqs []*http.Request, maxBody int64) ([]*http.Response, []error, bool) {
+	if !s.ok {
+		return nil, nil, false
+	}
+	s.given += len(reqs)
+	return []*http.Response{{StatusCode: 200}, nil}, []error{nil, errors.New("reset")}, true
+}
+
+// TestRoundTripperPassesPipelines: the wrapper hands a pipeline to a
+// transport that can send one, counting each request as RoundTrip would,
+// and declines, counting nothing, when the transport cannot.
+func TestRoundTripperPassesPipelines(t *testing.T) {
+	m := New(Options{Tables: []string{"revoked_token_ids", "user_roles"}})
+	table := func(r *http.Request) string { return path.Base(r.URL.Path) }
+	reqs := []*http.Request{
+		httptest.NewRequest(http.MethodGet, "http://db/rest/v1/revoked_token_ids", nil),
+		httptest.NewRequest(http.MethodGet, "http://db/rest/v1/user_roles", nil),
+	}
+	type pipeliner interface {
+		Pipeline([]*http.Request, int64) ([]*http.Response, []error, bool)
+	}
+	declining := &stubPipeliner{ok: false}
+	if _, _, ok := m.RoundTripper(declining, "postgrest", table).(pipeliner).Pipeline(reqs, 100); ok {
+		t.Fatal("the wrapper accepted a pipeline its transport declined")
+	}
+	if _, _, ok := m.RoundTripper(http.DefaultTransport, "postgrest", table).(pipeliner).Pipeline(reqs, 100); ok {
+		t.Fatal("the wrapper accepted a pipeline for a transport without one")
+	}
+	stub := &stubPipeliner{ok: true}
+	resps, errs, ok := m.RoundTripper(stub, "postgrest", table).(pipeliner).Pipeline(reqs, 100)
+	if !ok || stub.given != 2 || resps[0].StatusCode != 200 || errs[1] == nil {
+		t.Fatalf("pipeline: ok=%v given=%d resps=%v errs=%v", ok, stub.given, resps, errs)
+	}
+	if got := testutil.ToFloat64(m.upstream.WithLabelValues("postgrest", "revoked_token_ids", "2xx")); got != 1 {
+		t.Errorf("revoked_token_ids 2xx = %v, want 1", got)
+	}
+	if got := testutil.ToFloat64(m.upstream.WithLabelValues("postgrest", "user_roles", "error")); got != 1 {
+		t.Errorf("user_roles error = %v, want 1", got)
+	}
+	if got := testutil.CollectAndCount(m.upstream); got != 2 {
+		t.Errorf("%d upstream series, want 2 (the declined pipelines count nothing)", got)
 	}
 }
 

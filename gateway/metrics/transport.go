@@ -37,3 +37,33 @@ func (t *observedTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	t.m.Upstream(t.upstream, t.endpoint(req), status, time.Since(start))
 	return resp, err
 }
+
+// pipeliner is h1transport's Pipeline method (see package postgrest).
+type pipeliner interface {
+	Pipeline(reqs []*http.Request, maxBody int64) ([]*http.Response, []error, bool)
+}
+
+// Pipeline passes a pipeline of requests to next when next can send one,
+// and counts each request as RoundTrip does. Every request is timed to the
+// end of the pipeline: its answer was in hand by then, and the answers of a
+// pipeline arrive together.
+func (t *observedTransport) Pipeline(reqs []*http.Request, maxBody int64) ([]*http.Response, []error, bool) {
+	p, ok := t.next.(pipeliner)
+	if !ok {
+		return nil, nil, false
+	}
+	start := time.Now()
+	resps, errs, ok := p.Pipeline(reqs, maxBody)
+	if !ok {
+		return nil, nil, false
+	}
+	took := time.Since(start)
+	for i, req := range reqs {
+		status := 0
+		if errs[i] == nil {
+			status = resps[i].StatusCode
+		}
+		t.m.Upstream(t.upstream, t.endpoint(req), status, took)
+	}
+	return resps, errs, true
+}

@@ -111,13 +111,23 @@ func (c *Client) From(table string) *Query {
 func (c *Client) do(ctx context.Context, method, table string, params [][2]string, header http.Header, body []byte) ([]byte, http.Header, error) {
 	ctx, cancel := c.deadline(ctx)
 	defer cancel()
+	req, err := c.newRequest(ctx, method, table, params, header, body)
+	if err != nil {
+		return nil, nil, err
+	}
+	resp, err := c.hc.Do(req)
+	return c.finish(ctx, table, resp, err)
+}
+
+// newRequest builds a request on table with the client's headers.
+func (c *Client) newRequest(ctx context.Context, method, table string, params [][2]string, header http.Header, body []byte) (*http.Request, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.requestURL(table, params), rd)
 	if err != nil {
-		return nil, nil, &Error{Table: table, Err: err}
+		return nil, &Error{Table: table, Err: err}
 	}
 	// Canonical keys set directly: Header.Set would canonicalise each key
 	// and allocate each value.
@@ -137,7 +147,12 @@ func (c *Client) do(ctx context.Context, method, table string, params [][2]strin
 	if c.authValue != nil {
 		h["Authorization"] = c.authValue
 	}
-	resp, err := c.hc.Do(req)
+	return req, nil
+}
+
+// finish turns a round trip's outcome into the body of a 2xx answer or an
+// *Error, and reports it.
+func (c *Client) finish(ctx context.Context, table string, resp *http.Response, err error) ([]byte, http.Header, error) {
 	if err != nil {
 		e := &Error{Table: table, Err: err}
 		c.report(ctx, table, 0, e)

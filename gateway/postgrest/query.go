@@ -173,6 +173,11 @@ func (q *Query) Single(ctx context.Context) (json.RawMessage, error) {
 // that row, several give an *Error with Code PGRST116.
 func (q *Query) MaybeSingle(ctx context.Context) (json.RawMessage, error) {
 	body, _, err := q.c.do(ctx, http.MethodGet, q.table, q.params, nil, nil)
+	return maybeSingle(q.table, body, err)
+}
+
+// maybeSingle is MaybeSingle's decision on a plain-array answer.
+func maybeSingle(table string, body json.RawMessage, err error) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +186,7 @@ func (q *Query) MaybeSingle(ctx context.Context) (json.RawMessage, error) {
 	}
 	var rows []json.RawMessage
 	if err := json.Unmarshal(body, &rows); err != nil {
-		return nil, &Error{Table: q.table, Status: http.StatusOK, Err: err}
+		return nil, &Error{Table: table, Status: http.StatusOK, Err: err}
 	}
 	switch len(rows) {
 	case 0:
@@ -189,7 +194,7 @@ func (q *Query) MaybeSingle(ctx context.Context) (json.RawMessage, error) {
 	case 1:
 		return rows[0], nil
 	default:
-		return nil, &Error{Table: q.table, Status: http.StatusOK, Code: CodeNoRows,
+		return nil, &Error{Table: table, Status: http.StatusOK, Code: CodeNoRows,
 			Message: "JSON object requested, multiple (or no) rows returned",
 			Details: "Results contain " + itoa(len(rows)) + " rows, application/vnd.pgrst.object+json requires 1 row"}
 	}

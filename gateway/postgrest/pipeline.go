@@ -1,0 +1,83 @@
+package postgrest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+)
+
+// pipeliner is a transport that can send several GETs back to back on one
+// connection: gateway/h1transport's Transport, and the metrics wrapper
+// around it. ok is false, and nothing was sent, when it cannot take them.
+type pipeliner interface {
+	Pipeline(reqs []*http.Request, maxBody int64) (resps []*http.Response, errs []error, ok bool)
+}
+
+// Answer is one query's outcome in a Pipeline, read the way the query's
+// own method would read it.
+type Answer struct {
+	table string
+	body  json.RawMessage
+	err   error
+}
+
+// Rows is what Query.Rows would have returned.
+func (a Answer) Rows() (json.RawMessage, error) { return a.body, a.err }
+
+// MaybeSingle is what Query.MaybeSingle would have returned.
+func (a Answer) MaybeSingle() (json.RawMessage, error) { return maybeSingle(a.table, a.body, a.err) }
+
+// Pipeline runs read queries back to back on one upstream connection and
+// returns their answers in order. Two look-ups that would each cost a
+// write, a read and a scheduler wake-up then cost one of each, and the
+// answer to both arrives in about one round trip, as when they run
+// concurrently (docs/performance.md, issue 17).
+//
+// ok is false, and nothing was sent, unless the queries' clients share a
+// transport that pipelines (plain-HTTP upstreams, see gateway/h1transport);
+// the caller then runs the queries another way. The first query's client
+// sets the deadline; each query keeps its own client's body bound.
+func Pipeline(ctx context.Context, queries ...*Query) (answers []Answer, ok bool) {
+	if len(queries) == 0 {
+		return nil, true
+	}
+	c := queries[0].c
+	p, can := c.hc.Transport.(pipeliner)
+	if !can {
+		return nil, false
+	}
+	maxBody := c.maxBody
+	for _, q := range queries[1:] {
+		if q.c.hc != c.hc {
+			return nil, false
+		}
+		maxBody = max(maxBody, q.c.maxBody)
+	}
+	ctx, cancel := c.deadline(ctx)
+	defer cancel()
+	reqs := make([]*http.Request, len(queries))
+	answers = make([]Answer, len(queries))
+	for i, q := range queries {
+		req, err := q.c.newRequest(ctx, http.MethodGet, q.table, q.params, nil, nil)
+		if err != nil {
+			// Only a malformed base URL fails here, and New refuses those.
+			return nil, false
+		}
+		reqs[i] = req
+	}
+	resps, errs, can := p.Pipeline(reqs, maxBody)
+	if !can {
+		return nil, false
+	}
+	for i, q := range queries {
+		err := errs[i]
+		if err != nil {
+			// As http.Client reports a failed round trip.
+			err = &url.Error{Op: "Get", URL: reqs[i].URL.String(), Err: err}
+		}
+		body, _, err := q.c.finish(ctx, q.table, resps[i], err)
+		answers[i] = Answer{table: q.table, body: body, err: err}
+	}
+	return answers, true
+}
