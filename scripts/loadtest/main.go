@@ -11,6 +11,10 @@
 //	loadtest freeport   print a free TCP port on 127.0.0.1
 //	loadtest fakebackend [-listen 127.0.0.1:0] [-env-file F]
 //	                    serve canned PostgREST/Auth answers (fakebackend.go)
+//	loadtest floor -record GATEWAY_URL -token T -upstream FAKE_URL [-listen 127.0.0.1:0]
+//	                    serve the gateway's recorded answers from a bare
+//	                    net/http handler doing only the upstream reads
+//	                    (floor.go)
 //
 // The gateway's CPU time and memory come from /proc/<pid> (-pid, or the
 // process found listening on the gateway's port) and otherwise from its
@@ -77,6 +81,16 @@ func main() {
 		stop()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "loadtest fakebackend:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "floor" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err := floorCommand(ctx, os.Args[2:], os.Stderr)
+		stop()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "loadtest floor:", err)
 			os.Exit(1)
 		}
 		return

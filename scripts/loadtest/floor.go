@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/pawtograder/mcp-gateway/gateway/h1transport"
+)
+
+// The floor server answers the load run's requests as a gateway with no
+// code of its own would: a bare net/http handler, with no router,
+// middleware, request log, metrics, token check or JSON-RPC parsing. Per
+// request it does only what any gateway on net/http must do to give the
+// same answer:
+//
+//   - without Authorization: write the gateway's 401, byte for byte;
+//   - with it: the revocation and staff look-ups, pipelined on one
+//     connection as the gateway sends them; for a tool call the tool's one
+//     read (get_assignment's); then the gateway's answer, byte for byte.
+//
+// The answers are recorded from the gateway itself at start-up (-record),
+// one per scenario, and told apart by the request body. Its CPU per
+// request next to the gateway's, under the same load, splits the gateway's
+// figure into what is net/http, the kernel's loopback TCP and the Go
+// scheduler (the floor) and what is the gateway's own work
+// (docs/performance.md, "The floor").
+
+// recordedAnswer is one answer of the gateway, replayed by the floor.
+type recordedAnswer struct {
+	status int
+	header http.Header
+	body   []byte
+	tool   bool // a tools/call: the floor also does the tool's read
+}
+
+// floorServer is the handler; answers are keyed by request body.
+type floorServer struct {
+	answers  map[string]*recordedAnswer
+	noAuth   *recordedAnswer
+	upstream string // the fake backend's base URL
+	tr       *h1transport.Transport
+}
+
+// floorCommand is `loadtest floor`: record the gateway's answers, then
+// serve until SIGTERM/SIGINT (or -max-time).
+func floorCommand(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("floor", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", "127.0.0.1:0", "address to serve on (loopback only)")
+	record := fs.String("record", "", "the gateway's base URL, whose answers are recorded (required)")
+	token := fs.String("token", "", "the mcp_ token the load run sends (required)")
+	upstream := fs.String("upstream", "", "the fake backend's base URL (SUPABASE_URL; required)")
+	protocol := fs.String("protocol-version", "2025-06-18", "MCP-Protocol-Version of the recorded requests, as the load run sends it")
+	maxTime := fs.Duration("max-time", time.Hour, "stop serving after this long")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *record == "" || *token == "" || *upstream == "" {
+		return errors.New("-record, -token and -upstream are required")
+	}
+	host, _, err := net.SplitHostPort(*listen)
+	if err != nil || (host != "127.0.0.1" && host != "localhost" && host != "::1") {
+		return errors.New("-listen must be a loopback address")
+	}
+	f := &floorServer{
+		answers:  map[string]*recordedAnswer{},
+		upstream: strings.TrimRight(*upstream, "/"),
+		tr:       newFloorTransport(),
+	}
+	if err := f.record(ctx, *record, *token, *protocol); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "loadtest floor: serving on http://%s\n", ln.Addr())
+	srv := &http.Server{Handler: f, ReadHeaderTimeout: 10 * time.Second}
+	ctx, cancel := context.WithTimeout(ctx, *maxTime)
+	defer cancel()
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close()
+	}()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// record sends every scenario to the gateway once and keeps its answer.
+func (f *floorServer) record(ctx context.Context, gateway, token, protocol string) error {
+	for _, sc := range Scenarios(IDs{Class: 1, Submission: 3, HelpRequest: 1, Assignment: 1}, protocol) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(gateway, "/")+"/functions/v1/mcp-server", bytes.NewReader(sc.Body))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if protocol != "" {
+			req.Header.Set("MCP-Protocol-Version", protocol)
+		}
+		if !sc.NoAuth {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return fmt.Errorf("recording %s: %w", sc.Name, err)
+		}
+		body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+		resp.Body.Close()
+		if err != nil {
+			return fmt.Errorf("recording %s: %w", sc.Name, err)
+		}
+		h := resp.Header.Clone()
+		delete(h, "Date") // net/http writes its own, as for the gateway
+		a := &recordedAnswer{status: resp.StatusCode, header: h, body: body, tool: sc.Tool}
+		if sc.NoAuth {
+			f.noAuth = a
+			continue
+		}
+		f.answers[string(sc.Body)] = a
+	}
+	return nil
+}
+
+// newFloorTransport is the upstream transport the gateway uses for plain
+// HTTP (gateway/cmd/gateway restTransport).
+func newFloorTransport() *h1transport.Transport {
+	return &h1transport.Transport{Fallback: http.DefaultTransport}
+}
+
+// floorLookups are the gateway's two service-role look-ups for the load
+// run's token, and the tool's read, as the fake backend serves them.
+const (
+	floorRevocation = "/rest/v1/revoked_token_ids?select=token_id&token_id=eq.22222222-3333-4444-8555-666666666666"
+	floorStaff      = "/rest/v1/user_roles?select=class_id%2Crole&user_id=eq." + fakeUser + "&disabled=eq.false&role=in.%28instructor%2Cgrader%29"
+	floorToolRead   = "/rest/v1/assignments?select=*&id=eq.1&class_id=eq.1"
+)
+
+func (f *floorServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	a := f.noAuth
+	if r.Header.Get("Authorization") != "" {
+		a = f.answers[string(body)]
+		if a == nil {
+			http.Error(w, "not a recorded request", http.StatusBadRequest)
+			return
+		}
+		if err := f.lookUps(r.Context(), a.tool); err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+	}
+	h := w.Header()
+	for k, v := range a.header {
+		h[k] = v
+	}
+	w.WriteHeader(a.status)
+	_, _ = w.Write(a.body)
+}
+
+// lookUps does the upstream reads of an authenticated request: the two
+// look-ups pipelined, then, for a tool call, the tool's read.
+func (f *floorServer) lookUps(ctx context.Context, tool bool) error {
+	get := func(path string, accept string) *http.Request {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, f.upstream+path, nil)
+		req.Header["Accept"] = []string{accept}
+		req.Header["Apikey"] = []string{"fake-service-role-key"}
+		req.Header["Authorization"] = []string{"Bearer fake-service-role-key"}
+		return req
+	}
+	resps, errs, ok := f.tr.Pipeline([]*http.Request{get(floorRevocation, "application/json"), get(floorStaff, "application/json")}, 1<<20)
+	if !ok {
+		return errors.New("the look-ups could not be pipelined")
+	}
+	for i := range resps {
+		if errs[i] != nil {
+			return errs[i]
+		}
+	}
+	if !tool {
+		return nil
+	}
+	resp, err := f.tr.RoundTrip(get(floorToolRead, "application/vnd.pgrst.object+json"))
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return err
+}
