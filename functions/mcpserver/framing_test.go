@@ -2,9 +2,12 @@ package mcpserver
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/labstack/echo/v4"
@@ -42,6 +45,67 @@ func TestAnswersDeclareTheirLength(t *testing.T) {
 		if resp.ContentLength != tc.size || int64(len(body)) != tc.size || len(resp.TransferEncoding) != 0 {
 			t.Errorf("%s: Content-Length %d, body %d bytes, Transfer-Encoding %q; want %d declared, not chunked",
 				tc.path, resp.ContentLength, len(body), resp.TransferEncoding, tc.size)
+		}
+	}
+}
+
+// countingListener counts the Write calls on the connections it accepts.
+type countingListener struct {
+	net.Listener
+	writes *atomic.Int32
+}
+
+func (l countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	return countingConn{c, l.writes}, err
+}
+
+type countingConn struct {
+	net.Conn
+	writes *atomic.Int32
+}
+
+func (c countingConn) Write(p []byte) (int, error) {
+	c.writes.Add(1)
+	return c.Conn.Write(p)
+}
+
+// TestLargeAnswerWrites counts the writes to the connection (each one a
+// system call) for a large answer: net/http fills its 4 KiB buffer with the
+// header and the start of the body, then writes the rest at once — two in
+// all, up to the pooled size; a very large answer keeps its three parts
+// and the closing brace a write of its own.
+func TestLargeAnswerWrites(t *testing.T) {
+	e := echo.New()
+	e.POST("/large/:n", func(c echo.Context) error {
+		n, _ := strconv.Atoi(c.Param("n"))
+		return writeLargeResult(c, http.StatusOK, []byte(`{"result":`), []byte(`"`+strings.Repeat("b", n)+`"`))
+	})
+	writes := new(atomic.Int32)
+	srv := httptest.NewUnstartedServer(e)
+	srv.Listener = countingListener{srv.Listener, writes}
+	srv.Start()
+	defer srv.Close()
+	for _, tc := range []struct {
+		size, wantWrites int
+	}{
+		{20000, 2},
+		{pooledAnswerMax - 100, 2},
+		{pooledAnswerMax + 100, 3},
+	} {
+		writes.Store(0)
+		resp, err := http.Post(srv.URL+"/large/"+strconv.Itoa(tc.size), "application/json", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		want := `{"result":"` + strings.Repeat("b", tc.size) + `"}`
+		if string(body) != want {
+			t.Fatalf("%d: body of %d bytes differs from the answer", tc.size, len(body))
+		}
+		if n := int(writes.Load()); n != tc.wantWrites {
+			t.Errorf("%d-byte result: %d writes, want %d", tc.size, n, tc.wantWrites)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/labstack/echo/v4"
 
@@ -106,21 +107,43 @@ func (s *Server) answerSingle(c echo.Context, cl *caller, m *jsjson.Object, log 
 	return s.writeResponse(c, http.StatusOK, resp, log)
 }
 
-// largeResult is the result size from which a single response is written
-// in three parts (envelope head, the result as encoded, closing brace)
-// instead of being copied into one buffer first: tools/list's constant
-// result (≈20 KB) would otherwise be copied on every request. Above 2 KiB
-// net/http sends the body chunked either way, so the answer is the same.
+// largeResult is the result size from which an answer is assembled from
+// its parts (envelope head, the result as encoded, closing brace) instead
+// of being encoded again into a new buffer: tools/list's constant result
+// (≈20 KB) would otherwise be copied into a fresh allocation on every
+// request.
 const largeResult = 4 << 10
 
+// pooledAnswerMax bounds the answers assembled in a pooled buffer; larger
+// ones (a submission's files) are written in their three parts.
+const pooledAnswerMax = 64 << 10
+
+// answerBuffers holds the buffers large answers are assembled in.
+var answerBuffers = sync.Pool{New: func() any {
+	b := make([]byte, 0, pooledAnswerMax)
+	return &b
+}}
+
 // writeLargeResult writes head, result and a closing brace: what
-// c.Blob(200, "application/json", resp.appendJSON(…)) writes, without
-// copying the result.
+// c.Blob(200, "application/json", resp.appendJSON(…)) writes. Written in
+// one piece, net/http sends it in two system calls (its 4 KiB buffer with
+// the header, then the rest); written in three, the closing brace waited
+// in a buffer for a third. So an answer up to pooledAnswerMax is copied
+// into a pooled buffer first — a copy costs far less than a system call.
 func writeLargeResult(c echo.Context, status int, head, result []byte) error {
 	w := c.Response()
+	n := len(head) + len(result) + len(closingBrace)
 	setJSONContentType(c)
-	setContentLength(c, len(head)+len(result)+len(closingBrace))
+	setContentLength(c, n)
 	w.WriteHeader(status)
+	if n <= pooledAnswerMax {
+		bp := answerBuffers.Get().(*[]byte)
+		b := append(append(append((*bp)[:0], head...), result...), closingBrace...)
+		_, err := w.Write(b) // net/http does not keep b
+		*bp = b[:0]
+		answerBuffers.Put(bp)
+		return err
+	}
 	if _, err := w.Write(head); err != nil {
 		return err
 	}
