@@ -5,10 +5,9 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"math"
-	"strconv"
-	"sync"
 	"time"
+
+	"github.com/pawtograder/mcp-gateway/gateway/jsonline"
 )
 
 // RequestLog writes the request log line directly, without slog, as the
@@ -34,18 +33,11 @@ type RequestLog struct {
 // logger was given with With, such as version) after msg. Only string
 // attributes are supported.
 func NewRequestLog(w io.Writer, level slog.Leveler, attrs ...slog.Attr) (*RequestLog, error) {
-	l := &RequestLog{w: w, level: level}
-	for _, a := range attrs {
-		if a.Value.Kind() != slog.KindString || !plainJSON(a.Key) || !plainJSON(a.Value.String()) {
-			return nil, errors.New("gateway: request log attributes must be plain strings")
-		}
-		l.prefix = append(l.prefix, ',', '"')
-		l.prefix = append(l.prefix, a.Key...)
-		l.prefix = append(l.prefix, `":"`...)
-		l.prefix = append(l.prefix, a.Value.String()...)
-		l.prefix = append(l.prefix, '"')
+	prefix, err := jsonline.Attrs(attrs...)
+	if err != nil {
+		return nil, errors.New("gateway: request log attributes must be plain strings")
 	}
-	return l, nil
+	return &RequestLog{w: w, level: level, prefix: prefix}, nil
 }
 
 // requestLine is what one line says.
@@ -61,80 +53,26 @@ func (l *RequestLog) enabled(level slog.Level) bool {
 	return level >= l.level.Level()
 }
 
-var lineBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
-
 // write writes the line and reports true, or reports false without writing
 // when a value needs escaping (the caller then logs it through slog).
 func (l *RequestLog) write(level slog.Level, r requestLine) bool {
-	if !plainJSON(r.method) || !plainJSON(r.path) || !plainJSON(r.function) || !plainJSON(r.requestID) {
+	if !jsonline.Plain(r.method) || !jsonline.Plain(r.path) || !jsonline.Plain(r.function) || !jsonline.Plain(r.requestID) {
 		return false
 	}
-	bp := lineBufs.Get().(*[]byte)
-	b := (*bp)[:0]
-	b = append(b, `{"time":"`...)
-	b = time.Now().AppendFormat(b, time.RFC3339Nano)
-	b = append(b, `","level":"`...)
-	b = append(b, level.String()...)
-	b = append(b, `","msg":"request"`...)
-	b = append(b, l.prefix...)
-	b = append(b, `,"method":"`...)
-	b = append(b, r.method...)
-	b = append(b, `","path":"`...)
-	b = append(b, r.path...)
-	b = append(b, `","function":"`...)
-	b = append(b, r.function...)
-	b = append(b, `","status":`...)
-	b = strconv.AppendInt(b, int64(r.status), 10)
-	b = append(b, `,"duration_ms":`...)
-	b = appendJSONFloat(b, float64(r.elapsed.Microseconds())/1000)
-	b = append(b, `,"bytes":`...)
-	b = strconv.AppendInt(b, r.bytes, 10)
+	bp := jsonline.Buffer()
+	b := jsonline.Head((*bp)[:0], time.Now(), level, "request", l.prefix)
+	b = jsonline.String(b, "method", r.method)
+	b = jsonline.String(b, "path", r.path)
+	b = jsonline.String(b, "function", r.function)
+	b = jsonline.Int(b, "status", int64(r.status))
+	b = jsonline.Float(b, "duration_ms", float64(r.elapsed.Microseconds())/1000)
+	b = jsonline.Int(b, "bytes", r.bytes)
 	if r.requestID != "" {
-		b = append(b, `,"request_id":"`...)
-		b = append(b, r.requestID...)
-		b = append(b, '"')
+		b = jsonline.String(b, "request_id", r.requestID)
 	}
-	b = append(b, '}', '\n')
-	_, _ = l.w.Write(b)
-	*bp = b
-	lineBufs.Put(bp)
+	_, _ = l.w.Write(jsonline.End(b))
+	jsonline.Release(bp, b)
 	return true
-}
-
-// plainJSON reports whether s is written in a JSON string as is: printable
-// ASCII other than '"' and '\'. (slog escapes nothing else in that range.)
-func plainJSON(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return true
-}
-
-// appendJSONFloat formats f as encoding/json does (which slog's JSON
-// handler calls for floats): the shortest 'f' form, or 'e' form with a
-// two-digit exponent for very small or large magnitudes.
-func appendJSONFloat(b []byte, f float64) []byte {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return append(b, `"!ERROR:unsupported value"`...) // unreachable for durations
-	}
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	start := len(b)
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// clean up e-09 to e-9
-		n := len(b) - start
-		if n >= 4 && b[len(b)-4] == 'e' && b[len(b)-3] == '-' && b[len(b)-2] == '0' {
-			b[len(b)-2] = b[len(b)-1]
-			b = b[:len(b)-1]
-		}
-	}
-	return b
 }
 
 // logRequest writes the request line through the fast path when it can,

@@ -97,28 +97,6 @@ func TestRequestLogLevel(t *testing.T) {
 	}
 }
 
-func TestAppendJSONFloat(t *testing.T) {
-	for _, f := range []float64{0, 0.001, 0.052, 1.5, 12345.678, 1e-7, 2.5e-9, 1e21, 123456789012345680000, -0.25} {
-		want := slogFloat(f)
-		if got := string(appendJSONFloat(nil, f)); got != want {
-			t.Errorf("appendJSONFloat(%v) = %s, want %s", f, got, want)
-		}
-	}
-}
-
-// slogFloat is what slog's JSONHandler writes for f.
-func slogFloat(f float64) string {
-	var b bytes.Buffer
-	slog.New(slog.NewJSONHandler(&b, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
-		if a.Key == slog.TimeKey || a.Key == slog.LevelKey || a.Key == slog.MessageKey {
-			return slog.Attr{}
-		}
-		return a
-	}})).Info("", "f", f)
-	s := strings.TrimSpace(b.String())
-	return strings.TrimSuffix(strings.TrimPrefix(s, `{"f":`), "}")
-}
-
 // countingBuffer is a bytes.Buffer safe for the flush timer's goroutine.
 type countingBuffer struct {
 	mu     sync.Mutex

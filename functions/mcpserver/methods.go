@@ -181,7 +181,10 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 		}
 	}
 	outcome = OutcomeOK
-	log.Info("mcp-server: tool call", "tool", name, "duration_ms", time.Since(start).Milliseconds(), "result_bytes", len(text))
+	// At debug: the audit line, always written, already records the call.
+	if log.Enabled(ctx, slog.LevelDebug) {
+		log.Debug("mcp-server: tool call", "tool", name, "duration_ms", time.Since(start).Milliseconds(), "result_bytes", len(text))
+	}
 	return resultResponse(id, eraResult(cl, toolCallResult(text, structured)))
 }
 

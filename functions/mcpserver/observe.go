@@ -96,36 +96,20 @@ func (s *Server) auditToolCall(cl *caller, tool string, args *jsjson.Object, out
 	if s.audit == nil {
 		return
 	}
-	attrs := make([]slog.Attr, 0, 9)
-	if cl.requestID != "" {
-		attrs = append(attrs, slog.String("request_id", cl.requestID))
-	}
 	p := cl.principal
-	switch {
-	case p.TokenID != "":
-		attrs = append(attrs, slog.String("token_id", p.TokenID))
-	case p.ClientID != "":
-		attrs = append(attrs, slog.String("client_id", p.ClientID))
-	}
-	if p.Kind != "" {
-		attrs = append(attrs, slog.String("credential", string(p.Kind)))
-	}
-	attrs = append(attrs, slog.String("user_id", p.UserID))
 	if outcome == OutcomeUnknownTool && len(tool) > maxAuditToolName {
 		tool = strings.ToValidUTF8(tool[:maxAuditToolName], "") + "…"
 	}
-	attrs = append(attrs, slog.String("tool", tool))
-	if id, ok := classID(args); ok {
-		attrs = append(attrs, slog.String("class_id", id))
+	r := auditRecord{requestID: cl.requestID, tokenID: p.TokenID, clientID: p.ClientID, credential: string(p.Kind),
+		userID: p.UserID, tool: tool, outcome: outcome, durationMS: d.Milliseconds(), upstream: upstream}
+	r.classID, _ = classID(args)
+	if s.auditLine != nil && s.auditLine.write(&r) {
+		return
 	}
-	attrs = append(attrs,
-		slog.String("outcome", outcome),
-		slog.Int64("duration_ms", d.Milliseconds()),
-		slog.Int64("upstream_requests", upstream))
 	// The line carries request_id itself, so it is logged without the
 	// request's context: a handler that adds request_id from the context
 	// (gateway.NewLogHandler) would print it twice.
-	s.audit.LogAttrs(context.Background(), slog.LevelInfo, "tool call", attrs...)
+	s.audit.LogAttrs(context.Background(), slog.LevelInfo, auditMessage, r.attrs()...)
 }
 
 // classID returns the arguments' class_id as text when it is a number (as

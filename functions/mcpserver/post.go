@@ -1,10 +1,8 @@
 package mcpserver
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/pawtograder/mcp-gateway/gateway/boundedread"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 )
 
@@ -168,11 +167,7 @@ func (s *Server) readBody(r *http.Request) ([]byte, error) {
 	if r.ContentLength > s.maxBody {
 		return nil, errBodyTooLarge
 	}
-	var buf bytes.Buffer
-	if r.ContentLength > 0 {
-		buf.Grow(int(r.ContentLength) + 1)
-	}
-	n, err := buf.ReadFrom(io.LimitReader(r.Body, s.maxBody+1))
+	b, err := boundedread.All(r.Body, r.ContentLength, s.maxBody)
 	if err != nil {
 		var mbe *http.MaxBytesError // a limit set by the gateway's middleware
 		if errors.As(err, &mbe) {
@@ -180,10 +175,10 @@ func (s *Server) readBody(r *http.Request) ([]byte, error) {
 		}
 		return nil, err
 	}
-	if n > s.maxBody {
+	if int64(len(b)) > s.maxBody {
 		return nil, errBodyTooLarge
 	}
-	return buf.Bytes(), nil
+	return b, nil
 }
 
 // batchEntry is how one batch element is treated.

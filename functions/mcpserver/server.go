@@ -123,6 +123,9 @@ type Options struct {
 	// the duration and the number of upstream requests. Never arguments or
 	// results.
 	Audit *slog.Logger
+	// AuditLine, when set, writes Audit's lines without slog (the JSON
+	// format only; see NewAuditLog); lines it cannot write go to Audit.
+	AuditLine *AuditLog
 	// Redact, when set, scrubs values stored under credential-named keys
 	// from every tool result before it is serialised (text and
 	// structuredContent alike), logging a warning without the values.
@@ -147,6 +150,7 @@ type Server struct {
 	origins     *originPolicy
 	metrics     Metrics
 	audit       *slog.Logger // nil: no audit lines
+	auditLine   *AuditLog    // nil: audit lines through slog
 	redactor    *redact.Redactor
 	log         *slog.Logger
 
@@ -210,6 +214,7 @@ func New(opts Options) (*Server, error) {
 		origins:     origins,
 		metrics:     opts.Metrics,
 		audit:       opts.Audit,
+		auditLine:   opts.AuditLine,
 		redactor:    opts.Redact,
 		log:         opts.Logger,
 		streams: newStreamLimiter(

@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/pawtograder/mcp-gateway/gateway/boundedread"
 )
 
 // maxPipelinedHeads bounds the request bytes Pipeline writes before it
@@ -138,7 +140,8 @@ func (t *Transport) pipelineRound(ctx context.Context, c *conn, reqs []*http.Req
 			end(false)
 			return n, false, err
 		}
-		b, whole, err := readBounded(resp, maxBody)
+		b, err := boundedread.All(resp.Body, resp.ContentLength, maxBody)
+		whole := int64(len(b)) <= maxBody
 		if err != nil {
 			end(false)
 			return n, false, err
@@ -167,30 +170,4 @@ func readAnswer(br *bufio.Reader, req *http.Request) (*http.Response, error) {
 		err = fmt.Errorf("h1transport: unexpected informational answer %s", resp.Status)
 	}
 	return resp, err
-}
-
-// readBounded reads at most limit+1 bytes of resp's body; whole reports
-// that the body ended within limit. The buffer is sized from
-// Content-Length when the answer has one, so a small body is one
-// allocation.
-func readBounded(resp *http.Response, limit int64) (b []byte, whole bool, err error) {
-	size := int64(512)
-	if n := resp.ContentLength; n >= 0 && n <= limit {
-		size = n + 1 // room to see the end without growing
-	}
-	b = make([]byte, 0, size)
-	lr := io.LimitedReader{R: resp.Body, N: limit + 1}
-	for {
-		n, err := lr.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, int64(len(b)) <= limit, nil
-		}
-		if err != nil {
-			return b, false, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-	}
 }

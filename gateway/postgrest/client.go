@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pawtograder/mcp-gateway/gateway/boundedread"
 )
 
 // DefaultMaxBodyBytes bounds a PostgREST response body. Submission files are
@@ -159,7 +161,7 @@ func (c *Client) finish(ctx context.Context, table string, resp *http.Response, 
 		return nil, nil, e
 	}
 	defer resp.Body.Close()
-	data, err := readBody(resp, c.maxBody)
+	data, err := boundedread.All(resp.Body, resp.ContentLength, c.maxBody)
 	if err != nil {
 		e := &Error{Table: table, Status: resp.StatusCode, Err: err}
 		c.report(ctx, table, resp.StatusCode, e)
@@ -230,32 +232,6 @@ func plainPathSegment(s string) bool {
 		}
 	}
 	return true
-}
-
-// readBody is io.ReadAll(io.LimitReader(resp.Body, limit+1)) — at most one
-// byte more than the limit, so the caller can tell an over-long body — with
-// the buffer sized from Content-Length when the upstream sent one, so the
-// usual small answer is read into one allocation instead of a growing one.
-func readBody(resp *http.Response, limit int64) ([]byte, error) {
-	size := int64(512) // io.ReadAll's first allocation
-	if n := resp.ContentLength; n >= 0 && n <= limit {
-		size = n + 1 // room to see EOF without growing
-	}
-	lr := io.LimitedReader{R: resp.Body, N: limit + 1}
-	b := make([]byte, 0, size)
-	for {
-		n, err := lr.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err != nil {
-			if err == io.EOF {
-				err = nil
-			}
-			return b, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-	}
 }
 
 // ErrBodyTooLarge is the cause when a response exceeds MaxBodyBytes.

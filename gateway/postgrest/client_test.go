@@ -282,34 +282,6 @@ func TestParams(t *testing.T) {
 	}
 }
 
-func TestReadBody(t *testing.T) {
-	long := strings.Repeat("x", 2000)
-	tests := []struct {
-		name     string
-		body     string
-		declared int64
-		limit    int64
-		want     string
-	}{
-		{"declared", `[{"a":1}]`, 9, 100, `[{"a":1}]`},
-		{"undeclared", long, -1, 5000, long},
-		{"empty", "", 0, 100, ""},
-		{"over the limit, declared", long, 2000, 10, long[:11]},
-		{"over the limit, undeclared", long, -1, 10, long[:11]},
-		{"longer than declared", long, 5, 5000, long},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			resp := &http.Response{Body: io.NopCloser(strings.NewReader(tt.body)), ContentLength: tt.declared}
-			got, err := readBody(resp, tt.limit)
-			want, _ := io.ReadAll(io.LimitReader(strings.NewReader(tt.body), tt.limit+1))
-			if err != nil || string(got) != tt.want || string(got) != string(want) {
-				t.Errorf("readBody = %d bytes, %v; want %d bytes (io.ReadAll gives %d)", len(got), err, len(tt.want), len(want))
-			}
-		})
-	}
-}
-
 func TestIsEmptyArray(t *testing.T) {
 	for body, want := range map[string]bool{
 		"[]": true, " [ \n] ": true, "[\t]\r\n": true, "[1]": false, "[": false, "": false, "{}": false,

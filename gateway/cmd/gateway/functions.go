@@ -164,7 +164,7 @@ func (s meteredSessions) GetUser(ctx context.Context, token string) (*mcpauth.Su
 // buildFunctions turns the configuration into the mounted functions. Every
 // function secret is validated at request time, as the original does, so
 // nothing here fails on a missing or malformed secret.
-func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error) {
+func buildFunctions(cfg config.Config, log *slog.Logger, audit auditLogs) (*wiring, error) {
 	w := &wiring{}
 	w.metrics = metrics.New(metrics.Options{
 		Functions: []string{slugMCPServer, slugMCPTokens},
@@ -365,7 +365,8 @@ func buildFunctions(cfg config.Config, log, audit *slog.Logger) (*wiring, error)
 		PinProtocol2024:     cfg.PinProtocol2024,
 		Logger:              log,
 		Metrics:             m,
-		Audit:               audit,
+		Audit:               audit.log,
+		AuditLine:           audit.line,
 		Redact:              redact.New(cfg.RedactKeys),
 		AllowedOrigins:      cfg.AllowedOrigins,
 		TrustedOrigins:      ownOrigins(cfg),

@@ -27,6 +27,7 @@ import (
 	"time"
 	"unicode/utf16"
 
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver"
 	"github.com/pawtograder/mcp-gateway/gateway"
 	"github.com/pawtograder/mcp-gateway/gateway/clientconfig"
 	"github.com/pawtograder/mcp-gateway/gateway/config"
@@ -116,18 +117,27 @@ func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ")
 // (tests silence it).
 var auditOutput io.Writer = os.Stderr
 
-// newAuditLogger builds the audit log (one line per tools/call, see
-// docs/audit.md). Its level is fixed at info so GATEWAY_LOG_LEVEL=warn
-// cannot silence it.
-func newAuditLogger(cfg config.Config, w io.Writer) *slog.Logger {
+// auditLogs are the audit log's writers (one line per tools/call, see
+// docs/audit.md): slog, and for the JSON format the fast path writing the
+// same lines (nil for text, whose lines go through slog).
+type auditLogs struct {
+	log  *slog.Logger
+	line *mcpserver.AuditLog
+}
+
+// newAuditLogs builds the audit log. Its level is fixed at info so
+// GATEWAY_LOG_LEVEL=warn cannot silence it.
+func newAuditLogs(cfg config.Config, w io.Writer) auditLogs {
 	opts := &slog.HandlerOptions{Level: slog.LevelInfo}
-	var h slog.Handler
+	attrs := []slog.Attr{slog.String("log", "audit"), slog.String("version", version)}
 	if cfg.LogFormat == config.LogFormatText {
-		h = slog.NewTextHandler(w, opts)
-	} else {
-		h = slog.NewJSONHandler(w, opts)
+		return auditLogs{log: slog.New(slog.NewTextHandler(w, opts).WithAttrs(attrs))}
 	}
-	return slog.New(h).With(slog.String("log", "audit"), slog.String("version", version))
+	a := auditLogs{log: slog.New(slog.NewJSONHandler(w, opts).WithAttrs(attrs))}
+	if line, err := mcpserver.NewAuditLog(w, attrs...); err == nil { // else a version that needs escaping: slog
+		a.line = line
+	}
+	return a
 }
 
 // newLogger builds the process logger; its handler adds request_id to every
@@ -180,7 +190,7 @@ func newServer(cfg config.Config, log *slog.Logger) (_ *gateway.Server, slugs []
 // newServerWith is newServer with the request log's fast path (see
 // newLogging); nil logs request lines through log.
 func newServerWith(cfg config.Config, log *slog.Logger, reqLog *gateway.RequestLog) (_ *gateway.Server, slugs []string, cleanup func(), err error) {
-	w, err := buildFunctions(cfg, log, newAuditLogger(cfg, auditOutput))
+	w, err := buildFunctions(cfg, log, newAuditLogs(cfg, auditOutput))
 	if err != nil {
 		return nil, nil, nil, err
 	}

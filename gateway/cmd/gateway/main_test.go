@@ -200,3 +200,32 @@ func TestWarnMissingFunctionSettings(t *testing.T) {
 		})
 	}
 }
+
+// TestNewAuditLogs: the JSON audit log has its fast path and writes the
+// logger's attributes after msg; the text format goes through slog alone.
+func TestNewAuditLogs(t *testing.T) {
+	for _, tc := range []struct {
+		format   string
+		wantLine bool
+		want     string
+	}{
+		{"json", true, `"msg":"tool call","log":"audit","version":"` + version + `"`},
+		{"text", false, `msg="tool call" log=audit version=` + version},
+	} {
+		cfg, err := config.Load(func(k string) string {
+			return map[string]string{"GATEWAY_LOG_FORMAT": tc.format}[k]
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		a := newAuditLogs(cfg, &out)
+		if (a.line != nil) != tc.wantLine {
+			t.Errorf("%s: fast path %v, want %v", tc.format, a.line != nil, tc.wantLine)
+		}
+		a.log.Info("tool call")
+		if !strings.Contains(out.String(), tc.want) {
+			t.Errorf("%s: line %q does not contain %q", tc.format, out.String(), tc.want)
+		}
+	}
+}

@@ -53,8 +53,8 @@ func TestMetricsAndAuditAfterTraffic(t *testing.T) {
 		t.Fatal(err)
 	}
 	var auditLog syncBuffer
-	audit := slog.New(slog.NewJSONHandler(&auditLog, nil))
-	w, err := buildFunctions(cfg, slog.New(slog.DiscardHandler), audit)
+	// The JSON audit log as main builds it, fast path included.
+	w, err := buildFunctions(cfg, slog.New(slog.DiscardHandler), newAuditLogs(cfg, &auditLog))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestMetricsAndAuditAfterTraffic(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[0]), &line); err != nil {
 		t.Fatal(err)
 	}
-	for k, want := range map[string]any{"msg": "tool call", "tool": "get_assignment", "user_id": gatewaytest.Alice, "class_id": "1", "outcome": "ok", "credential": "supabase"} {
+	for k, want := range map[string]any{"msg": "tool call", "log": "audit", "tool": "get_assignment", "user_id": gatewaytest.Alice, "class_id": "1", "outcome": "ok", "credential": "supabase"} {
 		if line[k] != want {
 			t.Errorf("audit %s = %v, want %v (line %s)", k, line[k], want, lines[0])
 		}
