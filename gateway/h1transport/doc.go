@@ -19,12 +19,10 @@
 // Transport. Proxies are the wiring's concern: the gateway installs this
 // transport only when no proxy applies to the upstream URL.
 //
-// Pipeline sends several such requests back to back on one connection
-// (HTTP/1.1 pipelining, RFC 9112 §9.3) and reads their answers in order:
-// the gateway's revocation and staff look-ups go out in one write and
-// come back in one read. Every HTTP/1.1 server must accept pipelined
-// requests (PostgREST's Warp, Kong's nginx and Go's net/http do);
-// requests a server leaves unanswered when it closes are sent again.
+// Fanout sends several such requests at once from the calling goroutine,
+// each on its own connection, all written before any answer is read: the
+// gateway's revocation and staff look-ups are in flight together, as with
+// a goroutine each, without the goroutines.
 //
 // Behaviour kept from net/http's Transport:
 //   - a GET or HEAD that meets a dead keep-alive connection (the server

@@ -48,12 +48,6 @@ func checkRequest(req *http.Request) (head, error) {
 // writeRequest writes req's head (it has no body) and flushes it in one
 // write.
 func writeRequest(w *bufio.Writer, req *http.Request, h head) error {
-	writeHead(w, req, h)
-	return w.Flush()
-}
-
-// writeHead writes req's head into w's buffer; errors surface at Flush.
-func writeHead(w *bufio.Writer, req *http.Request, h head) {
 	w.WriteString(req.Method)
 	w.WriteByte(' ')
 	w.WriteString(h.uri)
@@ -75,16 +69,5 @@ func writeHead(w *bufio.Writer, req *http.Request, h head) {
 		}
 	}
 	w.WriteString("\r\n")
-}
-
-// headSize is how many bytes writeHead writes for req at most (values are
-// counted before trimming).
-func headSize(req *http.Request, h head) int {
-	n := len(req.Method) + len(h.uri) + len(h.host) + len(" HTTP/1.1\r\nHost: \r\n\r\n") + len("User-Agent: "+userAgent+"\r\n")
-	for name, values := range req.Header {
-		for _, v := range values {
-			n += len(name) + len(v) + 4
-		}
-	}
-	return n
+	return w.Flush()
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -271,4 +272,16 @@ func (t *Transport) idleTimeout() time.Duration {
 		return t.IdleTimeout
 	}
 	return 90 * time.Second
+}
+
+// readAnswer reads the final answer to req from br, skipping 100 Continue.
+func readAnswer(br *bufio.Reader, req *http.Request) (*http.Response, error) {
+	resp, err := http.ReadResponse(br, req)
+	for err == nil && resp.StatusCode == http.StatusContinue {
+		resp, err = http.ReadResponse(br, req)
+	}
+	if err == nil && resp.StatusCode < 200 {
+		err = fmt.Errorf("h1transport: unexpected informational answer %s", resp.Status)
+	}
+	return resp, err
 }

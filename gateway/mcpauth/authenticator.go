@@ -230,16 +230,14 @@ type staffResult struct {
 
 // lookUp runs steps 6 and 9, independent reads with the service role, and
 // returns the revocation result and a function that waits for the staff
-// gate's. Over a plain-HTTP upstream both go back to back on one connection
-// (postgrest.Pipeline), which costs one write, one read and one wake-up
-// instead of two of each; answers come in order, so a role query the
-// server is slow to answer holds back the revocation answer too, both
-// within LookupTimeout. Otherwise the role query runs on a reused
-// goroutine (workers.go) while the revocation look-up runs on this one,
-// and returning early cancels it through the caller's context.
+// gate's. Both are in flight together: over a plain-HTTP upstream they are
+// sent from this goroutine, each on its own connection, before either
+// answer is read (postgrest.Fanout); otherwise the role query runs on a
+// reused goroutine (workers.go) while the revocation look-up runs on this
+// one, and returning early cancels it through the caller's context.
 func (a *Authenticator) lookUp(ctx context.Context, claims *TokenClaims) (revocationResult, func() staffResult) {
 	revQ, staffQ := a.revocationQuery(claims.TokenID), a.staffQuery(claims.Subject)
-	if answers, ok := postgrest.Pipeline(ctx, revQ, staffQ); ok {
+	if answers, ok := postgrest.Fanout(ctx, revQ, staffQ); ok {
 		var rev revocationResult
 		var st staffResult
 		rev.revoked, rev.err = revokedFrom(answers[0].MaybeSingle())

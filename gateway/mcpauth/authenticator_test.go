@@ -6,8 +6,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"slices"
 	"sort"
 	"sync/atomic"
 	"testing"
@@ -37,17 +35,19 @@ func bearer(tok string) string { return "Bearer " + tok }
 var goodToken = "mcp_" + hs256(testSecret, hdr, goodPayload())
 
 // upstreams are the two ways the service-role look-ups travel: over
-// net/http's transport they run concurrently (as to an https upstream),
-// over h1transport they are pipelined on one connection (as to a
-// plain-HTTP upstream). Tests of the outcome run on both.
+// net/http's transport the role query runs on a worker goroutine (as to an
+// https upstream), over h1transport both are sent from the calling
+// goroutine (postgrest.Fanout, as to a plain-HTTP upstream). Tests of the
+// outcome run on both.
 var upstreams = []struct {
 	name   string
 	client func() *http.Client
+	fanout bool
 }{
-	{"concurrent", func() *http.Client { return &http.Client{Transport: http.DefaultTransport} }},
-	{"pipelined", func() *http.Client {
+	{"worker", func() *http.Client { return &http.Client{Transport: http.DefaultTransport} }, false},
+	{"fan-out", func() *http.Client {
 		return &http.Client{Transport: &h1transport.Transport{Fallback: http.DefaultTransport}}
-	}},
+	}, true},
 }
 
 // refusedURL returns a URL on which nothing listens.
@@ -183,10 +183,17 @@ func testAuthenticateRequests(t *testing.T, hc *http.Client) {
 	}
 }
 
-// TestAuthenticateConcurrent proves steps 6 and 9 overlap: each fake
-// handler waits until the other request has arrived, which would time out
-// if the look-ups ran one after the other.
+// TestAuthenticateConcurrent proves steps 6 and 9 overlap, on both
+// upstreams: each fake handler waits until the other request has arrived,
+// which would time out if the look-ups ran one after the other (or one
+// after the other on one connection).
 func TestAuthenticateConcurrent(t *testing.T) {
+	for _, up := range upstreams {
+		t.Run(up.name, func(t *testing.T) { testAuthenticateConcurrent(t, up.client(), up.fanout) })
+	}
+}
+
+func testAuthenticateConcurrent(t *testing.T, hc *http.Client, fanout bool) {
 	fake, srv := newFakeRest(t)
 	arrived := map[string]chan struct{}{"revoked_token_ids": make(chan struct{}), "user_roles": make(chan struct{})}
 	other := map[string]string{"revoked_token_ids": "user_roles", "user_roles": "revoked_token_ids"}
@@ -203,45 +210,29 @@ func TestAuthenticateConcurrent(t *testing.T) {
 		case <-time.After(30 * time.Second):
 		}
 	}
-	a := newTestAuth(t, Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret, LookupTimeout: time.Minute})
+	a := newTestAuth(t, Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret, LookupTimeout: time.Minute, HTTPClient: hc})
 	if _, err := a.Authenticate(context.Background(), bearer(goodToken)); err != nil {
 		t.Fatal(err)
 	}
 	if n := overlapped.Load(); n != 2 {
 		t.Errorf("%d of 2 look-ups saw the other in flight: they did not overlap", n)
 	}
-}
-
-// TestAuthenticatePipelined: over a plain-HTTP upstream the two look-ups
-// share one connection, where concurrent ones would open two.
-func TestAuthenticatePipelined(t *testing.T) {
-	fake := &fakeRest{t: t, answers: map[string]answer{
-		"GET revoked_token_ids": {200, `[]`},
-		"GET user_roles":        {200, `[{"class_id":1,"role":"instructor"}]`},
-	}}
-	srv := httptest.NewUnstartedServer(fake)
-	var conns atomic.Int32
-	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
-		if st == http.StateNew {
-			conns.Add(1)
-		}
+	// Which way they overlapped: a fan-out starts no worker goroutine; the
+	// other way, the worker goes back to the idle list once done.
+	idleWorkers := func() int {
+		a.lookups.mu.Lock()
+		defer a.lookups.mu.Unlock()
+		return len(a.lookups.ready)
 	}
-	srv.Start()
-	t.Cleanup(srv.Close)
-	hc := &http.Client{Transport: &h1transport.Transport{Fallback: http.DefaultTransport}}
-	a := newTestAuth(t, Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret, HTTPClient: hc})
-	if _, err := a.Authenticate(context.Background(), bearer(goodToken)); err != nil {
-		t.Fatal(err)
+	want := 1
+	if fanout {
+		want = 0
 	}
-	var tables []string
-	for _, r := range fake.recorded() {
-		tables = append(tables, r.Path)
+	for deadline := time.Now().Add(5 * time.Second); idleWorkers() != want && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
 	}
-	if want := []string{"/rest/v1/revoked_token_ids", "/rest/v1/user_roles"}; !slices.Equal(tables, want) {
-		t.Errorf("look-ups %v, want %v in that order", tables, want)
-	}
-	if n := conns.Load(); n != 1 {
-		t.Errorf("the look-ups used %d connections, want 1", n)
+	if n := idleWorkers(); n != want {
+		t.Errorf("%d idle look-up workers, want %d", n, want)
 	}
 }
 

@@ -105,15 +105,15 @@ func TestRoundTripperRecordsUpstreams(t *testing.T) {
 	}
 }
 
-// stubPipeliner answers pipelines with fixed outcomes and records how many
+// stubFanouter answers fan-outs with fixed outcomes and records how many
 // it was given.
-type stubPipeliner struct {
+type stubFanouter struct {
 	http.RoundTripper
 	ok    bool
 	given int
 }
 
-func (s *stubPipeliner) Pipeline(reqs []*http.Request, maxBody int64) ([]*http.Response, []error, bool) {
+func (s *stubFanouter) Fanout(reqs []*http.Request, maxBody int64) ([]*http.Response, []error, bool) {
 	if !s.ok {
 		return nil, nil, false
 	}
@@ -121,30 +121,30 @@ func (s *stubPipeliner) Pipeline(reqs []*http.Request, maxBody int64) ([]*http.R
 	return []*http.Response{{StatusCode: 200}, nil}, []error{nil, errors.New("reset")}, true
 }
 
-// TestRoundTripperPassesPipelines: the wrapper hands a pipeline to a
+// TestRoundTripperPassesFanouts: the wrapper hands a fan-out to a
 // transport that can send one, counting each request as RoundTrip would,
 // and declines, counting nothing, when the transport cannot.
-func TestRoundTripperPassesPipelines(t *testing.T) {
+func TestRoundTripperPassesFanouts(t *testing.T) {
 	m := New(Options{Tables: []string{"revoked_token_ids", "user_roles"}})
 	table := func(r *http.Request) string { return path.Base(r.URL.Path) }
 	reqs := []*http.Request{
 		httptest.NewRequest(http.MethodGet, "http://db/rest/v1/revoked_token_ids", nil),
 		httptest.NewRequest(http.MethodGet, "http://db/rest/v1/user_roles", nil),
 	}
-	type pipeliner interface {
-		Pipeline([]*http.Request, int64) ([]*http.Response, []error, bool)
+	type fanouter interface {
+		Fanout([]*http.Request, int64) ([]*http.Response, []error, bool)
 	}
-	declining := &stubPipeliner{ok: false}
-	if _, _, ok := m.RoundTripper(declining, "postgrest", table).(pipeliner).Pipeline(reqs, 100); ok {
-		t.Fatal("the wrapper accepted a pipeline its transport declined")
+	declining := &stubFanouter{ok: false}
+	if _, _, ok := m.RoundTripper(declining, "postgrest", table).(fanouter).Fanout(reqs, 100); ok {
+		t.Fatal("the wrapper accepted a fan-out its transport declined")
 	}
-	if _, _, ok := m.RoundTripper(http.DefaultTransport, "postgrest", table).(pipeliner).Pipeline(reqs, 100); ok {
-		t.Fatal("the wrapper accepted a pipeline for a transport without one")
+	if _, _, ok := m.RoundTripper(http.DefaultTransport, "postgrest", table).(fanouter).Fanout(reqs, 100); ok {
+		t.Fatal("the wrapper accepted a fan-out for a transport without one")
 	}
-	stub := &stubPipeliner{ok: true}
-	resps, errs, ok := m.RoundTripper(stub, "postgrest", table).(pipeliner).Pipeline(reqs, 100)
+	stub := &stubFanouter{ok: true}
+	resps, errs, ok := m.RoundTripper(stub, "postgrest", table).(fanouter).Fanout(reqs, 100)
 	if !ok || stub.given != 2 || resps[0].StatusCode != 200 || errs[1] == nil {
-		t.Fatalf("pipeline: ok=%v given=%d resps=%v errs=%v", ok, stub.given, resps, errs)
+		t.Fatalf("fan-out: ok=%v given=%d resps=%v errs=%v", ok, stub.given, resps, errs)
 	}
 	if got := testutil.ToFloat64(m.upstream.WithLabelValues("postgrest", "revoked_token_ids", "2xx")); got != 1 {
 		t.Errorf("revoked_token_ids 2xx = %v, want 1", got)
@@ -153,7 +153,7 @@ func TestRoundTripperPassesPipelines(t *testing.T) {
 		t.Errorf("user_roles error = %v, want 1", got)
 	}
 	if got := testutil.CollectAndCount(m.upstream); got != 2 {
-		t.Errorf("%d upstream series, want 2 (the declined pipelines count nothing)", got)
+		t.Errorf("%d upstream series, want 2 (the declined fan-outs count nothing)", got)
 	}
 }
 

@@ -38,22 +38,21 @@ func (t *observedTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	return resp, err
 }
 
-// pipeliner is h1transport's Pipeline method (see package postgrest).
-type pipeliner interface {
-	Pipeline(reqs []*http.Request, maxBody int64) ([]*http.Response, []error, bool)
+// fanouter is h1transport's Fanout method (see package postgrest).
+type fanouter interface {
+	Fanout(reqs []*http.Request, maxBody int64) ([]*http.Response, []error, bool)
 }
 
-// Pipeline passes a pipeline of requests to next when next can send one,
-// and counts each request as RoundTrip does. Every request is timed to the
-// end of the pipeline: its answer was in hand by then, and the answers of a
-// pipeline arrive together.
-func (t *observedTransport) Pipeline(reqs []*http.Request, maxBody int64) ([]*http.Response, []error, bool) {
-	p, ok := t.next.(pipeliner)
+// Fanout passes a fan-out of requests to next when next can send one, and
+// counts each request as RoundTrip does. Every request is timed to the end
+// of the fan-out, when its answer was in hand: the caller waits for all.
+func (t *observedTransport) Fanout(reqs []*http.Request, maxBody int64) ([]*http.Response, []error, bool) {
+	f, ok := t.next.(fanouter)
 	if !ok {
 		return nil, nil, false
 	}
 	start := time.Now()
-	resps, errs, ok := p.Pipeline(reqs, maxBody)
+	resps, errs, ok := f.Fanout(reqs, maxBody)
 	if !ok {
 		return nil, nil, false
 	}

@@ -22,9 +22,10 @@ import (
 // same answer:
 //
 //   - without Authorization: write the gateway's 401, byte for byte;
-//   - with it: the revocation and staff look-ups, pipelined on one
-//     connection as the gateway sends them; for a tool call the tool's one
-//     read (get_assignment's); then the gateway's answer, byte for byte.
+//   - with it: the revocation and staff look-ups, sent together as the
+//     gateway sends them (h1transport's Fanout); for a tool call the tool's
+//     one read (get_assignment's); then the gateway's answer, byte for
+//     byte.
 //
 // The answers are recorded from the gateway itself at start-up (-record),
 // one per scenario, and told apart by the request body. Its CPU per
@@ -169,7 +170,7 @@ func (f *floorServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // lookUps does the upstream reads of an authenticated request: the two
-// look-ups pipelined, then, for a tool call, the tool's read.
+// look-ups together, then, for a tool call, the tool's read.
 func (f *floorServer) lookUps(ctx context.Context, tool bool) error {
 	get := func(path string, accept string) *http.Request {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, f.upstream+path, nil)
@@ -178,9 +179,9 @@ func (f *floorServer) lookUps(ctx context.Context, tool bool) error {
 		req.Header["Authorization"] = []string{"Bearer fake-service-role-key"}
 		return req
 	}
-	resps, errs, ok := f.tr.Pipeline([]*http.Request{get(floorRevocation, "application/json"), get(floorStaff, "application/json")}, 1<<20)
+	resps, errs, ok := f.tr.Fanout([]*http.Request{get(floorRevocation, "application/json"), get(floorStaff, "application/json")}, 1<<20)
 	if !ok {
-		return errors.New("the look-ups could not be pipelined")
+		return errors.New("the look-ups could not be fanned out")
 	}
 	for i := range resps {
 		if errs[i] != nil {

@@ -95,7 +95,7 @@ func answerText(t *testing.T, url string, body []byte, token string) string {
 
 // TestFloorReplaysTheGateway: the floor answers every scenario with the
 // gateway's exact answer, after the upstream reads the gateway would do —
-// the two look-ups on one connection, plus the tool's read for a tool call.
+// the two look-ups together, plus the tool's read for a tool call.
 func TestFloorReplaysTheGateway(t *testing.T) {
 	gw := httptest.NewServer(http.HandlerFunc(standInGateway))
 	t.Cleanup(gw.Close)
@@ -130,12 +130,14 @@ func TestFloorReplaysTheGateway(t *testing.T) {
 		default:
 			wantReads = lookups
 		}
-		if reads := backend.take(); fmt.Sprint(reads) != fmt.Sprint(wantReads) {
+		reads := backend.take()
+		sort.Strings(reads[:min(2, len(reads))]) // the look-ups arrive in either order
+		if fmt.Sprint(reads) != fmt.Sprint(wantReads) {
 			t.Errorf("%s: upstream reads %v, want %v", sc.Name, reads, wantReads)
 		}
 	}
-	if n := backend.conns.Load(); n != 1 {
-		t.Errorf("the floor used %d upstream connections for sequential requests, want 1", n)
+	if n := backend.conns.Load(); n != 2 {
+		t.Errorf("the floor used %d upstream connections for sequential requests, want 2 (one per look-up, reused)", n)
 	}
 	// A request it did not record is refused, not answered with another's
 	// answer.

@@ -60,10 +60,10 @@ func describe(body []byte, err error) string {
 	return string(body)
 }
 
-// TestPipelineAnswersAsEachQuery: over h1transport every answer reads as
-// the query's own method would read it, on one connection; the hook sees
-// each query.
-func TestPipelineAnswersAsEachQuery(t *testing.T) {
+// TestFanoutAnswersAsEachQuery: over h1transport every answer reads as the
+// query's own method would read it, each query on its own connection; the
+// hook sees each query.
+func TestFanoutAnswersAsEachQuery(t *testing.T) {
 	url, conns, _ := tableServer(t, map[string]string{
 		"empty":  `200 []`,
 		"one":    `200 [{"id":1}]`,
@@ -84,9 +84,9 @@ func TestPipelineAnswersAsEachQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	answers, ok := Pipeline(ctx, c.From("empty"), c.From("one"), c.From("two"), c.From("broken"), c.From("big"), c.From("one"))
+	answers, ok := Fanout(ctx, c.From("empty"), c.From("one"), c.From("two"), c.From("broken"), c.From("big"), c.From("one"))
 	if !ok {
-		t.Fatal("Pipeline declined over h1transport")
+		t.Fatal("Fanout declined over h1transport")
 	}
 	got := []string{
 		describe(answers[0].MaybeSingle()),
@@ -104,10 +104,8 @@ func TestPipelineAnswersAsEachQuery(t *testing.T) {
 		"error postgrest: response body exceeds the configured limit",
 		`[{"id":1}]`,
 	}
-	// The body over the limit is not read to its end, so the query after
-	// it goes on a second connection.
-	if n := conns.Load(); n != 2 {
-		t.Errorf("%d connections, want 2", n)
+	if n := conns.Load(); n != 6 {
+		t.Errorf("%d connections for 6 queries in flight together, want 6", n)
 	}
 	// The same queries one by one say the same.
 	one := []string{
@@ -120,7 +118,7 @@ func TestPipelineAnswersAsEachQuery(t *testing.T) {
 	}
 	for i := range want {
 		if got[i] != want[i] || one[i] != want[i] {
-			t.Errorf("query %d: pipelined %s, alone %s; want %s", i, got[i], one[i], want[i])
+			t.Errorf("query %d: fanned out %s, alone %s; want %s", i, got[i], one[i], want[i])
 		}
 	}
 	wantObserved := "[empty 200 false one 200 false two 200 false broken 500 true big 200 true one 200 false]"
@@ -129,26 +127,26 @@ func TestPipelineAnswersAsEachQuery(t *testing.T) {
 	}
 }
 
-// TestPipelineDeclines: without a transport that pipelines, or across
+// TestFanoutDeclines: without a transport that can fan out, or across
 // clients that do not share one, nothing is sent and the caller is told.
-func TestPipelineDeclines(t *testing.T) {
+func TestFanoutDeclines(t *testing.T) {
 	url, _, requests := tableServer(t, map[string]string{"one": `200 []`})
 	plain, _ := New(Options{BaseURL: url})
 	h1 := &http.Client{Transport: &h1transport.Transport{Fallback: http.DefaultTransport}}
 	a, _ := New(Options{BaseURL: url, HTTPClient: h1})
 	b, _ := New(Options{BaseURL: url, HTTPClient: &http.Client{Transport: &h1transport.Transport{Fallback: http.DefaultTransport}}})
 	ctx := context.Background()
-	if _, ok := Pipeline(ctx, plain.From("one"), plain.From("one")); ok {
-		t.Error("pipelined over net/http's transport")
+	if _, ok := Fanout(ctx, plain.From("one"), plain.From("one")); ok {
+		t.Error("fanned out over net/http's transport")
 	}
-	if _, ok := Pipeline(ctx, a.From("one"), b.From("one")); ok {
-		t.Error("pipelined across two transports")
+	if _, ok := Fanout(ctx, a.From("one"), b.From("one")); ok {
+		t.Error("fanned out across two transports")
 	}
 	if n := requests.Load(); n != 0 {
-		t.Errorf("declined pipelines sent %d requests", n)
+		t.Errorf("declined fan-outs sent %d requests", n)
 	}
 	// Clients that differ only in their bearer share the transport.
-	answers, ok := Pipeline(ctx, a.From("one"), a.WithBearer("user-jwt").From("one"))
+	answers, ok := Fanout(ctx, a.From("one"), a.WithBearer("user-jwt").From("one"))
 	if !ok || describe(answers[1].Rows()) != "[]" {
 		t.Errorf("WithBearer copies: ok=%v", ok)
 	}

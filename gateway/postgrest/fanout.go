@@ -7,15 +7,16 @@ import (
 	"net/url"
 )
 
-// pipeliner is a transport that can send several GETs back to back on one
-// connection: gateway/h1transport's Transport, and the metrics wrapper
-// around it. ok is false, and nothing was sent, when it cannot take them.
-type pipeliner interface {
-	Pipeline(reqs []*http.Request, maxBody int64) (resps []*http.Response, errs []error, ok bool)
+// fanouter is a transport that can send several GETs at once from the
+// calling goroutine: gateway/h1transport's Transport, and the metrics
+// wrapper around it. ok is false, and nothing was sent, when it cannot
+// take them.
+type fanouter interface {
+	Fanout(reqs []*http.Request, maxBody int64) (resps []*http.Response, errs []error, ok bool)
 }
 
-// Answer is one query's outcome in a Pipeline, read the way the query's
-// own method would read it.
+// Answer is one query's outcome in a Fanout, read the way the query's own
+// method would read it.
 type Answer struct {
 	table string
 	body  json.RawMessage
@@ -28,22 +29,22 @@ func (a Answer) Rows() (json.RawMessage, error) { return a.body, a.err }
 // MaybeSingle is what Query.MaybeSingle would have returned.
 func (a Answer) MaybeSingle() (json.RawMessage, error) { return maybeSingle(a.table, a.body, a.err) }
 
-// Pipeline runs read queries back to back on one upstream connection and
-// returns their answers in order. Two look-ups that would each cost a
-// write, a read and a scheduler wake-up then cost one of each, and the
-// answer to both arrives in about one round trip, as when they run
-// concurrently (docs/performance.md, issue 17).
+// Fanout runs read queries at once from the calling goroutine and returns
+// their answers in order: each goes out on a connection of its own, all
+// before any answer is read, so PostgREST works on them in parallel while
+// the caller sleeps once — two look-ups cost the gateway no goroutine
+// hand-off (docs/performance.md, issue 17).
 //
 // ok is false, and nothing was sent, unless the queries' clients share a
-// transport that pipelines (plain-HTTP upstreams, see gateway/h1transport);
-// the caller then runs the queries another way. The first query's client
-// sets the deadline; each query keeps its own client's body bound.
-func Pipeline(ctx context.Context, queries ...*Query) (answers []Answer, ok bool) {
+// transport that can (plain-HTTP upstreams, see gateway/h1transport); the
+// caller then runs the queries another way. The first query's client sets
+// the deadline; each query keeps its own client's body bound.
+func Fanout(ctx context.Context, queries ...*Query) (answers []Answer, ok bool) {
 	if len(queries) == 0 {
 		return nil, true
 	}
 	c := queries[0].c
-	p, can := c.hc.Transport.(pipeliner)
+	f, can := c.hc.Transport.(fanouter)
 	if !can {
 		return nil, false
 	}
@@ -66,7 +67,7 @@ func Pipeline(ctx context.Context, queries ...*Query) (answers []Answer, ok bool
 		}
 		reqs[i] = req
 	}
-	resps, errs, can := p.Pipeline(reqs, maxBody)
+	resps, errs, can := f.Fanout(reqs, maxBody)
 	if !can {
 		return nil, false
 	}
