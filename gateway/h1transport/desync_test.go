@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -26,59 +25,30 @@ const (
 // all written.
 func scriptedServer(t testing.TB, first []byte, split int, gap time.Duration, closeAfter bool) (url string, written chan struct{}, conns *atomic.Int32) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var open []net.Conn
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range open {
-			c.Close()
-		}
-	})
 	written = make(chan struct{})
-	conns = new(atomic.Int32)
 	var answeredFirst atomic.Bool
-	go func() {
+	url, conns = rawServer(t, func(conn net.Conn, rd *bufio.Reader) {
 		for {
-			conn, err := ln.Accept()
-			if err != nil {
+			if _, err := http.ReadRequest(rd); err != nil {
 				return
 			}
-			mu.Lock()
-			open = append(open, conn)
-			mu.Unlock()
-			conns.Add(1)
-			go func() {
-				defer conn.Close()
-				rd := bufio.NewReader(conn)
-				for {
-					if _, err := http.ReadRequest(rd); err != nil {
-						return
-					}
-					if answeredFirst.CompareAndSwap(false, true) {
-						split := min(split, len(first))
-						_, _ = conn.Write(first[:split])
-						time.Sleep(gap)
-						_, _ = conn.Write(first[split:])
-						close(written)
-						if closeAfter {
-							return
-						}
-						continue
-					}
-					if _, err := io.WriteString(conn, secondAnswer); err != nil {
-						return
-					}
+			if answeredFirst.CompareAndSwap(false, true) {
+				split := min(split, len(first))
+				_, _ = conn.Write(first[:split])
+				time.Sleep(gap)
+				_, _ = conn.Write(first[split:])
+				close(written)
+				if closeAfter {
+					return
 				}
-			}()
+				continue
+			}
+			if _, err := io.WriteString(conn, secondAnswer); err != nil {
+				return
+			}
 		}
-	}()
-	return "http://" + ln.Addr().String(), written, conns
+	})
+	return url, written, conns
 }
 
 // twoGets sends a GET, reads its answer whatever it is (bounded by a short

@@ -19,7 +19,7 @@ import (
 
 // rawServer runs serve on every connection it accepts, with a reader over
 // the connection, and counts the connections.
-func rawServer(t *testing.T, serve func(conn net.Conn, rd *bufio.Reader)) (url string, conns *atomic.Int32) {
+func rawServer(t testing.TB, serve func(conn net.Conn, rd *bufio.Reader)) (url string, conns *atomic.Int32) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

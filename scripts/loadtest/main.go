@@ -62,6 +62,12 @@ type options struct {
 	raw                                 bool
 }
 
+// servers are the subcommands that serve until SIGTERM/SIGINT.
+var servers = map[string]func(ctx context.Context, args []string, stderr io.Writer) error{
+	"fakebackend": fakeBackendCommand,
+	"floor":       floorCommand,
+}
+
 // errFailed marks a run that completed but did not meet its criteria.
 var errFailed = errors.New("run failed its checks")
 
@@ -75,25 +81,17 @@ func main() {
 		fmt.Fprintln(os.Stdout, port) // the command's output, read by scripts/bench
 		return
 	}
-	if len(os.Args) > 1 && os.Args[1] == "fakebackend" {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		err := fakeBackendCommand(ctx, os.Args[2:], os.Stderr)
-		stop()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "loadtest fakebackend:", err)
-			os.Exit(1)
+	if len(os.Args) > 1 {
+		if serve, ok := servers[os.Args[1]]; ok {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			err := serve(ctx, os.Args[2:], os.Stderr)
+			stop()
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "loadtest %s: %v\n", os.Args[1], err)
+				os.Exit(1)
+			}
+			return
 		}
-		return
-	}
-	if len(os.Args) > 1 && os.Args[1] == "floor" {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		err := floorCommand(ctx, os.Args[2:], os.Stderr)
-		stop()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "loadtest floor:", err)
-			os.Exit(1)
-		}
-		return
 	}
 	var o options
 	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
