@@ -97,8 +97,11 @@ func floorCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	return nil
 }
 
-// record sends every scenario to the gateway once and keeps its answer.
+// record sends every scenario to the gateway once and keeps its answer,
+// within recordTimeout.
 func (f *floorServer) record(ctx context.Context, gateway, token, protocol string) error {
+	ctx, cancel := context.WithTimeout(ctx, recordTimeout)
+	defer cancel()
 	for _, sc := range Scenarios(IDs{Class: 1, Submission: 3, HelpRequest: 1, Assignment: 1}, protocol) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(gateway, "/")+"/functions/v1/mcp-server", bytes.NewReader(sc.Body))
 		if err != nil {
@@ -138,6 +141,9 @@ func (f *floorServer) record(ctx context.Context, gateway, token, protocol strin
 func newFloorTransport() *h1transport.Transport {
 	return &h1transport.Transport{Fallback: http.DefaultTransport}
 }
+
+// recordTimeout bounds the recording of the gateway's answers.
+const recordTimeout = 30 * time.Second
 
 // floorLookups are the gateway's two service-role look-ups for the load
 // run's token, and the tool's read, as the fake backend serves them.
