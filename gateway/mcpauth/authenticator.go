@@ -232,7 +232,9 @@ type staffResult struct {
 // returns the revocation result and a function that waits for the staff
 // gate's. Both are in flight together: over a plain-HTTP upstream they are
 // sent from this goroutine, each on its own connection, before either
-// answer is read (postgrest.Fanout); otherwise the role query runs on a
+// answer is read (postgrest.Fanout), and both answers are awaited, so a
+// role query the server is slow to answer holds back even a revoked
+// token's 401, within LookupTimeout. Otherwise the role query runs on a
 // reused goroutine (workers.go) while the revocation look-up runs on this
 // one, and returning early cancels it through the caller's context.
 func (a *Authenticator) lookUp(ctx context.Context, claims *TokenClaims) (revocationResult, func() staffResult) {
