@@ -3,16 +3,14 @@ package mcpserver
 import (
 	"bytes"
 	"log/slog"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest/logline"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
 )
-
-var auditTime = regexp.MustCompile(`^\{"time":"([^"]*)"`)
 
 // TestAuditLineMatchesSlog writes the same tool calls through the fast
 // path and through slog (as main builds them) and compares the lines byte
@@ -59,19 +57,7 @@ func TestAuditLineMatchesSlog(t *testing.T) {
 			} else if fallback.Len() != 0 {
 				t.Fatalf("a plain line went through slog: %s", fallback.String())
 			}
-			want := slogOut.String()
-			wm, gm := auditTime.FindStringSubmatch(want), auditTime.FindStringSubmatch(got)
-			if wm == nil || gm == nil {
-				t.Fatalf("no time field:\nslog %q\nfast %q", want, got)
-			}
-			wt, err1 := time.Parse(time.RFC3339Nano, wm[1])
-			gt, err2 := time.Parse(time.RFC3339Nano, gm[1])
-			if err1 != nil || err2 != nil || gt.Sub(wt) < 0 || gt.Sub(wt) > time.Second {
-				t.Errorf("time %q, slog's %q", gm[1], wm[1])
-			}
-			if got[len(gm[0]):] != want[len(wm[0]):] {
-				t.Errorf("line differs from slog's\n got  %s want %s", got, want)
-			}
+			logline.Same(t, got, slogOut.String())
 		})
 	}
 	if _, err := NewAuditLog(&bytes.Buffer{}, slog.Int("n", 1)); err == nil {
