@@ -162,7 +162,11 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 			log.Warn("mcp-server: redacted credential-named values from a tool result", "tool", name, "values", n)
 		}
 	}
-	text, err := jsjson.MarshalIndent(result)
+	// The text and the structured form are built in scratch buffers:
+	// toolCallResult copies both into the result.
+	textBuf := getScratch()
+	text, err := jsjson.AppendIndent(*textBuf, result)
+	defer func() { putScratch(textBuf, text) }()
 	if err != nil {
 		log.Error("mcp-server: encoding tool result", "tool", name, "error", err)
 		return errorResponse(id, codeServerError, msgInternalError)
@@ -175,7 +179,10 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 		if cl.version != versionModern {
 			value = tools.StructuredResult(result)
 		}
-		if structured, err = jsjson.Marshal(value); err != nil {
+		structuredBuf := getScratch()
+		structured, err = jsjson.AppendCompact(*structuredBuf, value)
+		defer func() { putScratch(structuredBuf, structured) }()
+		if err != nil {
 			log.Error("mcp-server: encoding structured tool result", "tool", name, "error", err)
 			return errorResponse(id, codeServerError, msgInternalError)
 		}
@@ -205,7 +212,7 @@ func toolErrorCode(err error) int {
 func toolCallResult(text, structured []byte) []byte {
 	dst := make([]byte, 0, len(text)+len(text)/8+len(structured)+72)
 	dst = append(dst, `{"content":[{"type":"text","text":`...)
-	dst = jsjson.AppendString(dst, string(text))
+	dst = jsjson.AppendStringBytes(dst, text)
 	dst = append(dst, `}]`...)
 	if structured != nil {
 		dst = append(dst, `,"structuredContent":`...)

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/labstack/echo/v4"
 
@@ -117,12 +116,6 @@ const largeResult = 4 << 10
 // ones (a submission's files) are written in their three parts.
 const pooledAnswerMax = 64 << 10
 
-// answerBuffers holds the buffers large answers are assembled in.
-var answerBuffers = sync.Pool{New: func() any {
-	b := make([]byte, 0, pooledAnswerMax)
-	return &b
-}}
-
 // writeLargeResult writes head, result and a closing brace: what
 // c.Blob(200, "application/json", resp.appendJSON(…)) writes. Written in
 // one piece, net/http sends it in two system calls (its 4 KiB buffer with
@@ -136,11 +129,10 @@ func writeLargeResult(c echo.Context, status int, head, result []byte) error {
 	setContentLength(c, n)
 	w.WriteHeader(status)
 	if n <= pooledAnswerMax {
-		bp := answerBuffers.Get().(*[]byte)
-		b := append(append(append((*bp)[:0], head...), result...), closingBrace...)
+		bp := getScratch()
+		b := append(append(append(*bp, head...), result...), closingBrace...)
 		_, err := w.Write(b) // net/http does not keep b
-		*bp = b[:0]
-		answerBuffers.Put(bp)
+		putScratch(bp, b)
 		return err
 	}
 	if _, err := w.Write(head); err != nil {

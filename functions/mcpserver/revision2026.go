@@ -284,11 +284,15 @@ func (s *Server) writeResponse(c echo.Context, status int, r *response, log *slo
 			return writeLargeResult(c, status, head, r.result)
 		}
 	}
-	out, err := r.appendJSON(make([]byte, 0, 128+len(r.result)))
+	bp := getScratch()
+	out, err := r.appendJSON(*bp)
 	if err != nil {
+		putScratch(bp, *bp)
 		return s.internalError(c, log, err)
 	}
-	return writeJSON(c, status, out)
+	err = writeJSON(c, status, out) // net/http does not keep out
+	putScratch(bp, out)
+	return err
 }
 
 // trimOWS drops the optional whitespace around a field value

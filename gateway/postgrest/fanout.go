@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/url"
 )
 
 // fanouter is a transport that can send several GETs at once from the
@@ -13,6 +12,14 @@ import (
 // take them.
 type fanouter interface {
 	Fanout(reqs []*http.Request, maxBody int64) (resps []*http.Response, errs []error, ok bool)
+}
+
+// fanouter returns c's transport when requests can be sent on it directly:
+// it is a fanouter, and no http.Client Timeout would be bypassed (New moves
+// that Timeout into a context deadline, see deadline).
+func (c *Client) fanouter() (fanouter, bool) {
+	f, ok := c.hc.Transport.(fanouter)
+	return f, ok && c.hc.Timeout == 0
 }
 
 // Answer is one query's outcome in a Fanout, read the way the query's own
@@ -44,7 +51,7 @@ func Fanout(ctx context.Context, queries ...*Query) (answers []Answer, ok bool) 
 		return nil, true
 	}
 	c := queries[0].c
-	f, can := c.hc.Transport.(fanouter)
+	f, can := c.fanouter()
 	if !can {
 		return nil, false
 	}
@@ -72,12 +79,7 @@ func Fanout(ctx context.Context, queries ...*Query) (answers []Answer, ok bool) 
 		return nil, false
 	}
 	for i, q := range queries {
-		err := errs[i]
-		if err != nil {
-			// As http.Client reports a failed round trip.
-			err = &url.Error{Op: "Get", URL: reqs[i].URL.String(), Err: err}
-		}
-		body, _, err := q.c.finish(ctx, q.table, resps[i], err)
+		body, _, err := q.c.finish(ctx, q.table, resps[i], roundTripError(reqs[i], errs[i]))
 		answers[i] = Answer{table: q.table, body: body, err: err}
 	}
 	return answers, true
