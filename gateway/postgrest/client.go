@@ -54,6 +54,11 @@ type Client struct {
 	// redirect). nil when the header is not sent.
 	apiKeyValue []string
 	authValue   []string
+	// readHeader is the whole header of a read without headers of its own
+	// (Rows, MaybeSingle, every look-up), built once per client and shared
+	// by its requests on the same terms: nothing after newRequest writes
+	// to a request's header.
+	readHeader http.Header
 }
 
 // Header values every request shares.
@@ -95,6 +100,7 @@ func New(opts Options) (*Client, error) {
 	if c.apiKey != "" {
 		c.apiKeyValue = []string{c.apiKey}
 	}
+	c.readHeader = c.header(nil, false)
 	return c, nil
 }
 
@@ -106,6 +112,7 @@ func (c *Client) WithBearer(token string) *Client {
 	if token != "" {
 		cp.authValue = []string{"Bearer " + token}
 	}
+	cp.readHeader = cp.header(nil, false)
 	return &cp
 }
 
@@ -169,7 +176,6 @@ func (c *Client) newRequest(ctx context.Context, method, table string, params []
 			Proto:      "HTTP/1.1",
 			ProtoMajor: 1,
 			ProtoMinor: 1,
-			Header:     make(http.Header, len(header)+3),
 			Host:       u.Host,
 		}).WithContext(ctx)
 	} else {
@@ -182,16 +188,27 @@ func (c *Client) newRequest(ctx context.Context, method, table string, params []
 			return nil, &Error{Table: table, Err: err}
 		}
 	}
+	if header == nil && body == nil {
+		req.Header = c.readHeader
+	} else {
+		req.Header = c.header(header, body != nil)
+	}
+	return req, nil
+}
+
+// header is a request's header: the query's own (header), then Accept
+// unless set, Content-Type for a body, the API key and the bearer token.
+func (c *Client) header(header http.Header, body bool) http.Header {
 	// Canonical keys set directly: Header.Set would canonicalise each key
 	// and allocate each value.
-	h := req.Header
+	h := make(http.Header, len(header)+4)
 	for k, vs := range header {
 		h[k] = vs
 	}
 	if len(h["Accept"]) == 0 || h["Accept"][0] == "" {
 		h["Accept"] = acceptJSONValue
 	}
-	if body != nil {
+	if body {
 		h["Content-Type"] = contentTypeJSONValue
 	}
 	if c.apiKeyValue != nil {
@@ -200,7 +217,7 @@ func (c *Client) newRequest(ctx context.Context, method, table string, params []
 	if c.authValue != nil {
 		h["Authorization"] = c.authValue
 	}
-	return req, nil
+	return h
 }
 
 // finish turns a round trip's outcome into the body of a 2xx answer or an

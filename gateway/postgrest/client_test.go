@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -161,6 +162,11 @@ func TestHeaders(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, f.got); diff != "" {
 			t.Errorf("requests (-want +got):\n%s", diff)
+		}
+		// The headers shared by reads were not written to on the way.
+		sharedWant := http.Header{"Accept": {"application/json"}, "Apikey": {"anon"}, "Authorization": {"Bearer user-jwt"}}
+		if diff := cmp.Diff(sharedWant, user.readHeader); diff != "" {
+			t.Errorf("shared read header after the requests (-want +got):\n%s", diff)
 		}
 		// WithBearer returned a copy: the base client still sends none.
 		if _, err := c.From("t").Rows(ctx); err != nil {
@@ -458,7 +464,19 @@ func TestReadRequestIsNewRequest(t *testing.T) {
 		for _, table := range tables {
 			for _, ps := range [][][2]string{nil, params} {
 				ctx := context.Background()
-				got, err := c.newRequest(ctx, http.MethodGet, table, ps, http.Header{"Prefer": {"count=exact"}}, nil)
+				got, err := c.newRequest(ctx, http.MethodGet, table, ps, nil, nil)
+				if err != nil {
+					t.Fatalf("%s %s: %v", base, table, err)
+				}
+				// A read without headers of its own shares the client's.
+				wantShared := http.Header{"Accept": {"application/json"}, "Apikey": {"anon"}, "Authorization": {"Bearer jwt"}}
+				if diff := cmp.Diff(wantShared, got.Header); diff != "" {
+					t.Errorf("%s %q: shared header (-want +got):\n%s", base, table, diff)
+				}
+				if again, _ := c.newRequest(ctx, http.MethodGet, table, ps, nil, nil); reflect.ValueOf(again.Header).UnsafePointer() != reflect.ValueOf(got.Header).UnsafePointer() {
+					t.Errorf("%s %q: two reads built two headers, want one shared", base, table)
+				}
+				got, err = c.newRequest(ctx, http.MethodGet, table, ps, http.Header{"Prefer": {"count=exact"}}, nil)
 				if err != nil {
 					t.Fatalf("%s %s: %v", base, table, err)
 				}
