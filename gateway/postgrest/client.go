@@ -309,16 +309,38 @@ var ErrBodyTooLarge = errors.New("postgrest: response body exceeds the configure
 // escaped as postgrest-js (URLSearchParams) escapes them, which PostgREST
 // decodes back to the same text.
 func encodeParams(params [][2]string) string {
-	var b strings.Builder
+	n := 0
+	for _, p := range params {
+		n += len(p[0]) + len(p[1]) + 2
+	}
+	b := make([]byte, 0, n+n/4)
 	for i, p := range params {
 		if i > 0 {
-			b.WriteByte('&')
+			b = append(b, '&')
 		}
-		b.WriteString(url.QueryEscape(p[0]))
-		b.WriteByte('=')
-		b.WriteString(url.QueryEscape(p[1]))
+		b = appendQueryEscape(b, p[0])
+		b = append(b, '=')
+		b = appendQueryEscape(b, p[1])
 	}
-	return b.String()
+	return string(b)
+}
+
+// appendQueryEscape appends url.QueryEscape(s) without a string of its
+// own per key and value: letters, digits and -_.~ as they are, a space as
+// '+', every other byte as %XX.
+func appendQueryEscape(dst []byte, s string) []byte {
+	const hex = "0123456789ABCDEF"
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '.', c == '~':
+			dst = append(dst, c)
+		case c == ' ':
+			dst = append(dst, '+')
+		default:
+			dst = append(dst, '%', hex[c>>4], hex[c&15])
+		}
+	}
+	return dst
 }
 
 func parseError(table string, status int, body []byte) *Error {

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"reflect"
 	"strings"
 	"sync"
@@ -496,6 +498,44 @@ func TestReadRequestIsNewRequest(t *testing.T) {
 					t.Errorf("%s %q: header (-want +got):\n%s", base, table, diff)
 				}
 			}
+		}
+	}
+}
+
+// TestAppendQueryEscape: the parameter encoding is url.QueryEscape's, byte
+// for byte, for every single byte and for random strings of them.
+func TestAppendQueryEscape(t *testing.T) {
+	inputs := []string{"", "select", "id,name", "a b", "in.(\"a,b\")", "é😀", "\x00\xff", "100%", "a+b=c&d"}
+	for c := range 256 {
+		inputs = append(inputs, string([]byte{byte(c)}))
+	}
+	r := rand.New(rand.NewPCG(7, 17))
+	for range 2000 {
+		b := make([]byte, r.IntN(24))
+		for i := range b {
+			b[i] = byte(r.IntN(256))
+		}
+		inputs = append(inputs, string(b))
+	}
+	for _, in := range inputs {
+		if got, want := string(appendQueryEscape([]byte("x="), in)), "x="+url.QueryEscape(in); got != want {
+			t.Fatalf("appendQueryEscape(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestStripSpace pins the select list's white-space rule on both paths.
+func TestStripSpace(t *testing.T) {
+	for in, want := range map[string]string{
+		"id,name":             "id,name",
+		"":                    "",
+		" id, name ":          "id,name",
+		"a,\"b c\",\td\r\n,e": "a,\"b c\",d,e",
+		"\"x y\"":             "\"x y\"",
+		"é, ü":                "é,ü",
+	} {
+		if got := stripSpace(in); got != want {
+			t.Errorf("stripSpace(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

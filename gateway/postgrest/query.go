@@ -29,7 +29,11 @@ func (q *Query) Select(columns string) *Query {
 }
 
 func stripSpace(s string) string {
+	if !strings.ContainsAny(s, " \t\n\r") {
+		return s // the tools' one-line column lists: nothing to strip
+	}
 	var b strings.Builder
+	b.Grow(len(s))
 	quoted := false
 	for _, r := range s {
 		if r == '"' {
