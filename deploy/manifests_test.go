@@ -5,6 +5,7 @@
 package deploy
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -138,6 +139,9 @@ func TestComposeFiles(t *testing.T) {
 		if dig(t, svc, "stop_grace_period") != "30s" {
 			t.Errorf("%s: stop_grace_period must exceed the gateway's 25 s drain", f)
 		}
+		if got := dig(t, svc, "healthcheck", "test"); fmt.Sprint(got) != "[CMD /gateway healthcheck]" {
+			t.Errorf("%s: healthcheck.test = %v, want the binary's own probe (OCI-format images carry no HEALTHCHECK)", f, got)
+		}
 		for _, need := range []string{"SUPABASE_URL", "SUPABASE_ANON_KEY", "SUPABASE_SERVICE_ROLE_KEY", "MCP_JWT_SECRET", "JWT_SECRET"} {
 			if _, ok := env[need]; !ok {
 				t.Errorf("%s: %s not set", f, need)
@@ -208,5 +212,44 @@ func TestScenariosAreDocumented(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("docs/deploy.md lacks %q", want)
 		}
+	}
+}
+
+// releasedImage is how manifests name the published image: the release
+// workflow's repository with a version tag, never latest (a restart must
+// not change what runs).
+var releasedImage = regexp.MustCompile(`^ghcr\.io/pawtograder/mcp-gateway:[0-9]+\.[0-9]+\.[0-9]+$`)
+
+// TestImagesAreVersioned: every manifest that pulls the image names one
+// released version, the same everywhere, and the release workflow
+// publishes that repository.
+func TestImagesAreVersioned(t *testing.T) {
+	images := map[string]string{
+		"kubernetes/base/deployment.yaml":         dig(t, load(t, "kubernetes/base/deployment.yaml"), "spec", "template", "spec", "containers", 0, "image").(string),
+		"self-hosted/docker-compose.override.yml": dig(t, load(t, "self-hosted/docker-compose.override.yml"), "services", "mcp-gateway", "image").(string),
+	}
+	var first string
+	for f, img := range images {
+		if !releasedImage.MatchString(img) {
+			t.Errorf("%s: image %q is not ghcr.io/pawtograder/mcp-gateway:X.Y.Z", f, img)
+		}
+		if first == "" {
+			first = img
+		} else if img != first {
+			t.Errorf("%s: image %q differs from %q", f, img, first)
+		}
+	}
+	wf := load(t, filepath.Join("..", ".github", "workflows", "release.yml"))
+	steps := dig(t, wf, "jobs", "image", "steps").([]any)
+	var published string
+	for _, s := range steps {
+		if with, ok := s.(map[string]any)["with"].(map[string]any); ok {
+			if img, ok := with["images"].(string); ok {
+				published = img
+			}
+		}
+	}
+	if repo, _, _ := strings.Cut(first, ":"); published != repo {
+		t.Errorf("release workflow publishes %q, manifests pull %q", published, repo)
 	}
 }
