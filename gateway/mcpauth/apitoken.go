@@ -150,6 +150,11 @@ func VerifyAPIToken(secret, token string, now time.Time) (*TokenClaims, error) {
 	if err := ValidateMCPJWTSecret(secret); err != nil {
 		return nil, err
 	}
+	return verifyAPIToken([]byte(secret), token, now)
+}
+
+// verifyAPIToken is VerifyAPIToken with a key whose length was checked.
+func verifyAPIToken(key []byte, token string, now time.Time) (*TokenClaims, error) {
 	token = strings.TrimPrefix(token, TokenPrefix)
 	var c apiClaims
 	parser := jwt.NewParser(
@@ -164,7 +169,6 @@ func VerifyAPIToken(secret, token string, now time.Time) (*TokenClaims, error) {
 		jwt.WithLeeway(TokenLeeway),
 		jwt.WithTimeFunc(func() time.Time { return now }),
 	)
-	key := []byte(secret)
 	if _, err := parser.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return key, nil }); err != nil {
 		return nil, errInvalidToken.WithCause(err)
 	}

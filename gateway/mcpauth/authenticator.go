@@ -1,7 +1,6 @@
 package mcpauth
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +9,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
@@ -29,9 +30,11 @@ const (
 	serviceMaxBody = 1 << 20
 )
 
-// Options configures an Authenticator. Empty configuration values are not
-// errors here: like the original, the A7 configuration messages are
-// reported at request time, in A7 order.
+// Options configures an Authenticator. An empty configuration value is not
+// an error here: like the original, the A7 configuration messages for an
+// unset value are reported at request time, in A7 order. A value that is
+// set but unusable (a malformed RestURL, a short MCPJWTSecret) makes New
+// fail.
 type Options struct {
 	// RestURL is the PostgREST base, e.g. <SUPABASE_URL>/rest/v1. Empty
 	// means not configured (A7 step 5).
@@ -39,8 +42,9 @@ type Options struct {
 	// ServiceRoleKey is SUPABASE_SERVICE_ROLE_KEY. Empty means not
 	// configured (A7 step 5). It never leaves this package.
 	ServiceRoleKey string
-	// MCPJWTSecret is the raw MCP_JWT_SECRET, validated per request (A7
-	// step 3) so that a bad value answers 500, never "invalid token".
+	// MCPJWTSecret is the raw MCP_JWT_SECRET. Empty means not configured:
+	// API tokens then answer the A7 step 3 500, never "invalid token". A
+	// non-empty secret shorter than MinSecretLength makes New fail.
 	MCPJWTSecret string
 	// HTTPClient is the pooled client for service-role calls. Defaults to
 	// a client over http.DefaultTransport.
@@ -84,7 +88,7 @@ type Options struct {
 type Authenticator struct {
 	supabase *supabasejwt.Verifier
 	sessions *AuthClient
-	secret   string
+	key      []byte            // MCP_JWT_SECRET, validated by New; nil when not configured
 	svc      *postgrest.Client // nil when RestURL or ServiceRoleKey is empty
 	log      *slog.Logger
 	now      func() time.Time
@@ -97,8 +101,6 @@ type Authenticator struct {
 
 	mu       sync.Mutex
 	lastSeen map[string]time.Time // token id → time of the last queued write
-	verified verifiedTokens
-	lookups  workers
 	closed   bool
 	queue    chan touch
 	stop     chan struct{}
@@ -106,13 +108,17 @@ type Authenticator struct {
 	once     sync.Once
 }
 
-// New validates opts and starts the last_used_at worker. It fails only for
-// a malformed (non-empty) RestURL.
+// New validates opts and starts the last_used_at worker. It fails for a
+// malformed (non-empty) RestURL and for a non-empty MCPJWTSecret that is
+// too short, with a message naming MCP_JWT_SECRET (never its value).
 func New(opts Options) (*Authenticator, error) {
+	if opts.MCPJWTSecret != "" && ValidateMCPJWTSecret(opts.MCPJWTSecret) != nil {
+		return nil, fmt.Errorf("mcpauth: MCP_JWT_SECRET must be at least %d characters (counted as JavaScript counts them, in UTF-16 code units); it has %d",
+			MinSecretLength, jsLength(opts.MCPJWTSecret))
+	}
 	a := &Authenticator{
 		supabase:      opts.Supabase,
 		sessions:      opts.Sessions,
-		secret:        opts.MCPJWTSecret,
 		log:           opts.Logger,
 		now:           opts.Now,
 		interval:      opts.LastUsedInterval,
@@ -150,6 +156,9 @@ func New(opts Options) (*Authenticator, error) {
 		q = DefaultLastUsedQueue
 	}
 	a.queue = make(chan touch, q)
+	if opts.MCPJWTSecret != "" {
+		a.key = []byte(opts.MCPJWTSecret)
+	}
 	if opts.RestURL != "" && opts.ServiceRoleKey != "" {
 		c, err := postgrest.New(postgrest.Options{
 			BaseURL:      opts.RestURL,
@@ -172,7 +181,7 @@ func New(opts Options) (*Authenticator, error) {
 // status and message of the first failing step.
 //
 // Steps 6 (revocation look-up) and 9 (staff gate) are independent reads with
-// the service role, so they are sent together (lookUp); the results are
+// the service role, so they run concurrently (lookUp); the results are
 // then judged in A7 order, so the outcome is the sequential one: a failed
 // revocation look-up (503) beats a revoked token (401), which beats a
 // failed role query (500) and a caller who is not staff (403).
@@ -186,10 +195,10 @@ func (a *Authenticator) Authenticate(ctx context.Context, authorization string) 
 	if a.routesToSupabase(token) {
 		return a.authenticateSupabase(ctx, token)
 	}
-	if err := ValidateMCPJWTSecret(a.secret); err != nil { // step 3
-		return nil, err
+	if a.key == nil { // step 3; New has refused a secret that is set but short
+		return nil, errMCPSecret
 	}
-	claims, err := a.verified.verify(a.secret, token, a.now()) // step 4 (verifycache.go)
+	claims, err := verifyAPIToken(a.key, token, a.now()) // step 4
 	if err != nil {
 		return nil, err
 	}
@@ -199,20 +208,15 @@ func (a *Authenticator) Authenticate(ctx context.Context, authorization string) 
 
 	ctx, cancel := context.WithTimeout(ctx, a.lookupTimeout)
 	defer cancel()
-	rev, staff := a.lookUp(ctx, claims)
-	if rev.err != nil { // step 6
-		a.log.LogAttrs(ctx, slog.LevelWarn, "mcpauth: revocation look-up failed", slog.String("token_id", claims.TokenID), slog.String("error", rev.err.Error()))
-		return nil, revocationUnavailable(rev.err)
+	staff, staffErr, err := a.lookUp(ctx, claims)
+	if err != nil { // steps 6 and 7
+		return nil, err
 	}
-	if rev.revoked { // step 7
-		return nil, errRevoked
+	if staffErr != nil { // step 9
+		a.log.LogAttrs(ctx, slog.LevelWarn, "mcpauth: role query failed", slog.String("user_id", claims.Subject), slog.String("error", staffErr.Error()))
+		return nil, errRoleLookup.WithCause(staffErr)
 	}
-	r := staff() // step 9
-	if r.err != nil {
-		a.log.LogAttrs(ctx, slog.LevelWarn, "mcpauth: role query failed", slog.String("user_id", claims.Subject), slog.String("error", r.err.Error()))
-		return nil, errRoleLookup.WithCause(r.err)
-	}
-	if !r.staff { // step 10
+	if !staff { // step 10
 		return nil, errNotStaff
 	}
 	return &Principal{
@@ -223,42 +227,30 @@ func (a *Authenticator) Authenticate(ctx context.Context, authorization string) 
 	}, nil
 }
 
-type staffResult struct {
-	staff bool
-	err   error
-}
-
-// lookUp runs steps 6 and 9, independent reads with the service role, and
-// returns the revocation result and a function that waits for the staff
-// gate's. Both are in flight together: over a plain-HTTP upstream they are
-// sent from this goroutine, each on its own connection, before either
-// answer is read (postgrest.Fanout), and both answers are awaited, so a
-// role query the server is slow to answer holds back even a revoked
-// token's 401, within LookupTimeout. Otherwise the role query runs on a
-// reused goroutine (workers.go) while the revocation look-up runs on this
-// one, and returning early cancels it through the caller's context.
-func (a *Authenticator) lookUp(ctx context.Context, claims *TokenClaims) (revocationResult, func() staffResult) {
-	revQ, staffQ := a.revocationQuery(claims.TokenID), a.staffQuery(claims.Subject)
-	if answers, ok := postgrest.Fanout(ctx, revQ, staffQ); ok {
-		var rev revocationResult
-		var st staffResult
-		rev.revoked, rev.err = revokedFrom(answers[0].MaybeSingle())
-		st.staff, st.err = staffFrom(answers[1].Rows())
-		return rev, func() staffResult { return st }
-	}
-	ch := make(chan staffResult, 1) // buffered: the worker never blocks
-	a.lookups.run(func() {
-		ok, err := staffFrom(staffQ.Rows(ctx))
-		ch <- staffResult{ok, err}
+// lookUp runs steps 6–7 and the query of step 9 concurrently. err is the
+// answer of steps 6–7 (the 503 of a failed revocation look-up, or the 401
+// of a revoked token), which decides whatever the role query says, so it
+// cancels that query rather than wait for it. A failed role query never
+// cancels the revocation look-up: it is judged after it (staffErr).
+func (a *Authenticator) lookUp(ctx context.Context, claims *TokenClaims) (staff bool, staffErr, err error) {
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		staff, staffErr = a.isStaff(gctx, claims.Subject)
+		return nil // never the group's error: it must not cancel the revocation look-up
 	})
-	var rev revocationResult
-	rev.revoked, rev.err = revokedFrom(revQ.MaybeSingle(ctx))
-	return rev, func() staffResult { return <-ch }
-}
-
-type revocationResult struct {
-	revoked bool
-	err     error
+	g.Go(func() error {
+		revoked, lookErr := revokedFrom(a.revocationQuery(claims.TokenID).MaybeSingle(gctx))
+		switch {
+		case lookErr != nil:
+			a.log.LogAttrs(ctx, slog.LevelWarn, "mcpauth: revocation look-up failed", slog.String("token_id", claims.TokenID), slog.String("error", lookErr.Error()))
+			return revocationUnavailable(lookErr)
+		case revoked:
+			return errRevoked
+		}
+		return nil
+	})
+	err = g.Wait() // staff and staffErr are set once Wait returns
+	return staff, staffErr, err
 }
 
 // revocationQuery is GET revoked_token_ids?select=token_id&token_id=eq.<jti>,
@@ -294,26 +286,11 @@ func staffFrom(body json.RawMessage, err error) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if nonEmpty, ok := jsonArrayNonEmpty(body); ok { // valid JSON: no decoding needed
-		return nonEmpty, nil
-	}
 	var rows []json.RawMessage
 	if err := json.Unmarshal(body, &rows); err != nil {
 		return false, fmt.Errorf("mcpauth: decode user_roles: %w", err)
 	}
 	return len(rows) > 0, nil
-}
-
-// jsonArrayNonEmpty reports, for a body that is a valid JSON array (ok),
-// whether it has elements — what decoding it into a slice and taking its
-// length would say, without the decoding. ok is false for anything else,
-// which the caller decodes to get the error.
-func jsonArrayNonEmpty(body []byte) (nonEmpty, ok bool) {
-	b := bytes.Trim(body, " \t\n\r")
-	if len(b) < 2 || b[0] != '[' || !json.Valid(b) {
-		return false, false
-	}
-	return bytes.Trim(b[1:], " \t\n\r")[0] != ']', true
 }
 
 // EnsureRevoked makes sure tokenID is in revoked_token_ids, the only table

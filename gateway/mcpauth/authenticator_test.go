@@ -2,11 +2,12 @@ package mcpauth
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,7 +15,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pawtograder/mcp-gateway/gateway/apierror"
-	"github.com/pawtograder/mcp-gateway/gateway/h1transport"
 )
 
 func newTestAuth(t *testing.T, opts Options) *Authenticator {
@@ -33,22 +33,6 @@ func newTestAuth(t *testing.T, opts Options) *Authenticator {
 func bearer(tok string) string { return "Bearer " + tok }
 
 var goodToken = "mcp_" + hs256(testSecret, hdr, goodPayload())
-
-// upstreams are the two ways the service-role look-ups travel: over
-// net/http's transport the role query runs on a worker goroutine (as to an
-// https upstream), over h1transport both are sent from the calling
-// goroutine (postgrest.Fanout, as to a plain-HTTP upstream). Tests of the
-// outcome run on both.
-var upstreams = []struct {
-	name   string
-	client func() *http.Client
-	fanout bool
-}{
-	{"worker", func() *http.Client { return &http.Client{Transport: http.DefaultTransport} }, false},
-	{"fan-out", func() *http.Client {
-		return &http.Client{Transport: &h1transport.Transport{Fallback: http.DefaultTransport}}
-	}, true},
-}
 
 // refusedURL returns a URL on which nothing listens.
 func refusedURL(t *testing.T) string {
@@ -82,9 +66,9 @@ func TestAuthenticateMatrix(t *testing.T) {
 		{name: "Basic", header: "Basic abc", wantStatus: 401, wantMsg: MsgInvalidHeader},
 		{name: "two spaces", header: "Bearer  " + goodToken, wantStatus: 401, wantMsg: MsgInvalidHeader},
 		{name: "Bearer alone", header: "Bearer", wantStatus: 401, wantMsg: MsgInvalidHeader},
-		{name: "header is checked before the secret", header: "Basic x", secret: "short", wantStatus: 401, wantMsg: MsgInvalidHeader},
+		{name: "header is checked before the secret", header: "Basic x", secret: "-", wantStatus: 401, wantMsg: MsgInvalidHeader},
+		{name: "MCP_JWT_SECRET unset, garbage token", header: bearer("garbage"), secret: "-", wantStatus: 500, wantMsg: MsgMCPSecret},
 		{name: "MCP_JWT_SECRET unset", header: bearer(goodToken), secret: "-", wantStatus: 500, wantMsg: MsgMCPSecret},
-		{name: "MCP_JWT_SECRET short, garbage token", header: bearer("garbage"), secret: "0123456789abcdef0123456789abcde", wantStatus: 500, wantMsg: MsgMCPSecret},
 		{name: "garbage token", header: bearer("garbage"), wantStatus: 401, wantMsg: MsgInvalidToken},
 		{name: "no prefix is accepted", header: bearer(hs256(testSecret, hdr, goodPayload())), wantStatus: 200},
 		{name: "wrong secret", header: bearer(hs256("another-secret-another-secret-xx", hdr, goodPayload())), wantStatus: 401, wantMsg: MsgInvalidToken},
@@ -105,60 +89,52 @@ func TestAuthenticateMatrix(t *testing.T) {
 		{name: "grader", header: bearer(goodToken), setup: setup{roles: &answer{200, `[{"class_id":2,"role":"grader"}]`}}, wantStatus: 200},
 		{name: "empty scopes authenticate", header: bearer(hs256(testSecret, hdr, payload(pSub, `"scopes":[]`, pJti, pIss, pAud, pExp))), wantStatus: 200},
 	}
-	for _, up := range upstreams {
-		for _, tc := range tests {
-			t.Run(up.name+"/"+tc.name, func(t *testing.T) {
-				fake, srv := newFakeRest(t)
-				if tc.setup.revoked != nil {
-					fake.set("GET revoked_token_ids", tc.setup.revoked.status, tc.setup.revoked.body)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fake, srv := newFakeRest(t)
+			if tc.setup.revoked != nil {
+				fake.set("GET revoked_token_ids", tc.setup.revoked.status, tc.setup.revoked.body)
+			}
+			if tc.setup.roles != nil {
+				fake.set("GET user_roles", tc.setup.roles.status, tc.setup.roles.body)
+			}
+			opts := Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret}
+			switch tc.secret {
+			case "":
+			case "-":
+				opts.MCPJWTSecret = ""
+			default:
+				opts.MCPJWTSecret = tc.secret
+			}
+			if tc.noService {
+				opts.ServiceRoleKey = ""
+			}
+			if tc.refused {
+				opts.RestURL = refusedURL(t)
+			}
+			a := newTestAuth(t, opts)
+			p, err := a.Authenticate(context.Background(), tc.header)
+			if tc.wantStatus == 200 {
+				if err != nil {
+					t.Fatalf("Authenticate = %v", err)
 				}
-				if tc.setup.roles != nil {
-					fake.set("GET user_roles", tc.setup.roles.status, tc.setup.roles.body)
+				if p.UserID != "11111111-1111-4111-8111-111111111111" || p.TokenID != "22222222-2222-4222-8222-222222222222" || p.Kind != KindAPIToken {
+					t.Errorf("principal = %+v", p)
 				}
-				opts := Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret, HTTPClient: up.client()}
-				switch tc.secret {
-				case "":
-				case "-":
-					opts.MCPJWTSecret = ""
-				default:
-					opts.MCPJWTSecret = tc.secret
-				}
-				if tc.noService {
-					opts.ServiceRoleKey = ""
-				}
-				if tc.refused {
-					opts.RestURL = refusedURL(t)
-				}
-				a := newTestAuth(t, opts)
-				p, err := a.Authenticate(context.Background(), tc.header)
-				if tc.wantStatus == 200 {
-					if err != nil {
-						t.Fatalf("Authenticate = %v", err)
-					}
-					if p.UserID != "11111111-1111-4111-8111-111111111111" || p.TokenID != "22222222-2222-4222-8222-222222222222" || p.Kind != KindAPIToken {
-						t.Errorf("principal = %+v", p)
-					}
-					return
-				}
-				assertAPIError(t, err, tc.wantStatus, tc.wantMsg)
-				if (tc.wantStatus == 503 || tc.wantMsg == MsgRoleLookupFailed) && apierror.As(err).Err == nil {
-					t.Errorf("upstream failure without internal cause")
-				}
-			})
-		}
+				return
+			}
+			assertAPIError(t, err, tc.wantStatus, tc.wantMsg)
+			if (tc.wantStatus == 503 || tc.wantMsg == MsgRoleLookupFailed) && apierror.As(err).Err == nil {
+				t.Errorf("upstream failure without internal cause")
+			}
+		})
 	}
 }
 
 // TestAuthenticateRequests pins the exact service-role requests.
 func TestAuthenticateRequests(t *testing.T) {
-	for _, up := range upstreams {
-		t.Run(up.name, func(t *testing.T) { testAuthenticateRequests(t, up.client()) })
-	}
-}
-
-func testAuthenticateRequests(t *testing.T, hc *http.Client) {
 	fake, srv := newFakeRest(t)
-	a := newTestAuth(t, Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret, HTTPClient: hc})
+	a := newTestAuth(t, Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret})
 	p, err := a.Authenticate(context.Background(), bearer(goodToken))
 	if err != nil {
 		t.Fatal(err)
@@ -183,17 +159,10 @@ func testAuthenticateRequests(t *testing.T, hc *http.Client) {
 	}
 }
 
-// TestAuthenticateConcurrent proves steps 6 and 9 overlap, on both
-// upstreams: each fake handler waits until the other request has arrived,
-// which would time out if the look-ups ran one after the other (or one
-// after the other on one connection).
+// TestAuthenticateConcurrent proves steps 6 and 9 overlap: each fake
+// handler waits until the other request has arrived, which would time out
+// if the look-ups ran one after the other.
 func TestAuthenticateConcurrent(t *testing.T) {
-	for _, up := range upstreams {
-		t.Run(up.name, func(t *testing.T) { testAuthenticateConcurrent(t, up.client(), up.fanout) })
-	}
-}
-
-func testAuthenticateConcurrent(t *testing.T, hc *http.Client, fanout bool) {
 	fake, srv := newFakeRest(t)
 	arrived := map[string]chan struct{}{"revoked_token_ids": make(chan struct{}), "user_roles": make(chan struct{})}
 	other := map[string]string{"revoked_token_ids": "user_roles", "user_roles": "revoked_token_ids"}
@@ -210,29 +179,12 @@ func testAuthenticateConcurrent(t *testing.T, hc *http.Client, fanout bool) {
 		case <-time.After(30 * time.Second):
 		}
 	}
-	a := newTestAuth(t, Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret, LookupTimeout: time.Minute, HTTPClient: hc})
+	a := newTestAuth(t, Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret, LookupTimeout: time.Minute})
 	if _, err := a.Authenticate(context.Background(), bearer(goodToken)); err != nil {
 		t.Fatal(err)
 	}
 	if n := overlapped.Load(); n != 2 {
 		t.Errorf("%d of 2 look-ups saw the other in flight: they did not overlap", n)
-	}
-	// Which way they overlapped: a fan-out starts no worker goroutine; the
-	// other way, the worker goes back to the idle list once done.
-	idleWorkers := func() int {
-		a.lookups.mu.Lock()
-		defer a.lookups.mu.Unlock()
-		return len(a.lookups.ready)
-	}
-	want := 1
-	if fanout {
-		want = 0
-	}
-	for deadline := time.Now().Add(5 * time.Second); idleWorkers() != want && time.Now().Before(deadline); {
-		time.Sleep(time.Millisecond)
-	}
-	if n := idleWorkers(); n != want {
-		t.Errorf("%d idle look-up workers, want %d", n, want)
 	}
 }
 
@@ -263,16 +215,71 @@ func TestAuthenticateCancelsRoleQuery(t *testing.T) {
 }
 
 func TestAuthenticateContextCanceled(t *testing.T) {
-	for _, up := range upstreams {
-		t.Run(up.name, func(t *testing.T) {
-			_, srv := newFakeRest(t)
-			a := newTestAuth(t, Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret, HTTPClient: up.client()})
-			ctx, cancel := context.WithCancel(context.Background())
-			cancel()
-			_, err := a.Authenticate(ctx, bearer(goodToken))
-			assertAPIError(t, err, 503, MsgRevocationPrefix+"request was canceled")
-			if !errors.Is(err, context.Canceled) {
-				t.Errorf("cause %v does not wrap context.Canceled", errors.Unwrap(err))
+	_, srv := newFakeRest(t)
+	a := newTestAuth(t, Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := a.Authenticate(ctx, bearer(goodToken))
+	assertAPIError(t, err, 503, MsgRevocationPrefix+"request was canceled")
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cause %v does not wrap context.Canceled", errors.Unwrap(err))
+	}
+}
+
+// TestAuthenticateRoleFailureAwaitsRevocation: a role query that fails
+// first does not cancel the revocation look-up, whose answer (here:
+// revoked) comes first in A7 order. The revocation answer is held until
+// the failed role answer has been sent.
+func TestAuthenticateRoleFailureAwaitsRevocation(t *testing.T) {
+	fake, _ := newFakeRest(t)
+	fake.set("GET revoked_token_ids", 200, `[{"token_id":"x"}]`)
+	fake.set("GET user_roles", 500, `{"message":"boom"}`)
+	rolesSent := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/revoked_token_ids") {
+			select {
+			case <-rolesSent:
+				time.Sleep(50 * time.Millisecond) // for the client to read it
+			case <-time.After(30 * time.Second):
+			}
+		}
+		fake.ServeHTTP(w, r)
+		if strings.HasSuffix(r.URL.Path, "/user_roles") {
+			w.(http.Flusher).Flush()
+			close(rolesSent)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	a := newTestAuth(t, Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret, LookupTimeout: time.Minute})
+	_, err := a.Authenticate(context.Background(), bearer(goodToken))
+	assertAPIError(t, err, 401, MsgRevoked)
+}
+
+// TestNewValidatesSecret: a set MCP_JWT_SECRET is checked once, by New,
+// with a message that names the variable and not its value; an unset one
+// is the A7 step 3 500 at request time (TestAuthenticateMatrix).
+func TestNewValidatesSecret(t *testing.T) {
+	for _, tc := range []struct {
+		name, secret string
+		wantErr      string
+	}{
+		{"unset", "", ""},
+		{"32 characters", strings.Repeat("s", 32), ""},
+		// 16 astral characters are 32 UTF-16 code units: long enough for JavaScript.
+		{"32 code units", strings.Repeat("😀", 16), ""},
+		{"31 characters", strings.Repeat("s", 31), "mcpauth: MCP_JWT_SECRET must be at least 32 characters (counted as JavaScript counts them, in UTF-16 code units); it has 31"},
+		{"short", "too-short", "mcpauth: MCP_JWT_SECRET must be at least 32 characters (counted as JavaScript counts them, in UTF-16 code units); it has 9"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := New(Options{MCPJWTSecret: tc.secret})
+			got := ""
+			if err != nil {
+				got = err.Error()
+			} else {
+				a.Close()
+			}
+			if got != tc.wantErr {
+				t.Errorf("New: error %q, want %q", got, tc.wantErr)
 			}
 		})
 	}
@@ -355,17 +362,11 @@ func TestHasScope(t *testing.T) {
 // TestAuthenticateLookupTimeout: a hung PostgREST is bounded even when the
 // caller's context has no deadline.
 func TestAuthenticateLookupTimeout(t *testing.T) {
-	for _, up := range upstreams {
-		t.Run(up.name, func(t *testing.T) { testAuthenticateLookupTimeout(t, up.client()) })
-	}
-}
-
-func testAuthenticateLookupTimeout(t *testing.T, hc *http.Client) {
 	fake, srv := newFakeRest(t)
 	release := make(chan struct{})
 	defer close(release)
 	fake.hook = func(string, string) { <-release }
-	a := newTestAuth(t, Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret, LookupTimeout: 100 * time.Millisecond, HTTPClient: hc})
+	a := newTestAuth(t, Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret, LookupTimeout: 100 * time.Millisecond})
 	// PostgREST never answers, so only the look-up timeout can end the
 	// call: returning at all, with the timeout's message, is the property.
 	errc := make(chan error, 1)
@@ -378,36 +379,5 @@ func testAuthenticateLookupTimeout(t *testing.T, hc *http.Client) {
 		assertAPIError(t, err, 503, MsgRevocationPrefix+"request timed out")
 	case <-time.After(time.Minute):
 		t.Fatal("Authenticate did not return while PostgREST hung")
-	}
-}
-
-func TestJSONArrayNonEmpty(t *testing.T) {
-	tests := []struct {
-		body            string
-		nonEmpty, valid bool
-	}{
-		{`[]`, false, true},
-		{" [ ]\n", false, true},
-		{`[{"class_id":1,"role":"instructor"}]`, true, true},
-		{`[1,2]`, true, true},
-		{`[`, false, false},
-		{`[1,]`, false, false},
-		{`{}`, false, false},
-		{`null`, false, false},
-		{``, false, false},
-		{"[\u00a0]", false, false},
-	}
-	for _, tt := range tests {
-		nonEmpty, ok := jsonArrayNonEmpty([]byte(tt.body))
-		if nonEmpty != tt.nonEmpty || ok != tt.valid {
-			t.Errorf("jsonArrayNonEmpty(%q) = %v, %v; want %v, %v", tt.body, nonEmpty, ok, tt.nonEmpty, tt.valid)
-		}
-		// Where the fast path answers, it agrees with decoding into a slice
-		// (otherwise the caller decodes).
-		var rows []json.RawMessage
-		err := json.Unmarshal([]byte(tt.body), &rows)
-		if ok && (err != nil || nonEmpty != (len(rows) > 0)) {
-			t.Errorf("%q: fast path (%v, %v) disagrees with json.Unmarshal (%d rows, %v)", tt.body, nonEmpty, ok, len(rows), err)
-		}
 	}
 }

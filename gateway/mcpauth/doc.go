@@ -10,8 +10,9 @@
 //  1. header present, else 401 "Missing Authorization header";
 //  2. split on single spaces into exactly two parts, the first "bearer" in
 //     any case, else 401 "Invalid Authorization header format";
-//  3. MCP_JWT_SECRET at least 32 UTF-16 code units, else 500 — checked
-//     before the token, so a misconfigured server never calls a token bad;
+//  3. MCP_JWT_SECRET set, else 500 — checked before the token, so a
+//     misconfigured server never calls a token bad (a secret that is set
+//     but shorter than 32 UTF-16 code units is refused once, by New);
 //  4. the mcp_ token verifies (VerifyAPIToken, A9), else 401 "Invalid or
 //     expired API token";
 //  5. SUPABASE_URL and the service-role key configured, else 500;
@@ -32,11 +33,12 @@
 //
 // Steps 6 and 9 are independent reads with the service role. Done one
 // after the other they cost two round trips on every request, so
-// Authenticate starts the role query in a goroutine and runs the
-// revocation look-up itself, then judges the two results in A7 order: a
-// failed look-up or a revoked token decides the answer whatever the role
-// query says (and cancels it), exactly as the sequential code would. The
-// result channel is buffered so the goroutine never outlives its query.
+// Authenticate runs them concurrently (golang.org/x/sync/errgroup) and
+// judges the two results in A7 order: a failed look-up or a revoked token
+// decides the answer whatever the role query says (and cancels it), exactly
+// as the sequential code would, while a failed role query waits for the
+// revocation answer. The Supabase path runs the staff gate and the session
+// check the same way.
 //
 // # Side effects
 //

@@ -111,7 +111,6 @@ func (a *Authenticator) Close() {
 		a.mu.Lock()
 		a.closed = true
 		a.mu.Unlock()
-		a.lookups.close()
 		close(a.stop)
 		select {
 		case <-a.done:

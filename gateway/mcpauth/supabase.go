@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/pawtograder/mcp-gateway/gateway/apierror"
 	"github.com/pawtograder/mcp-gateway/gateway/supabasejwt"
 )
@@ -56,32 +58,24 @@ func (a *Authenticator) authenticateSupabase(ctx context.Context, token string) 
 	if a.svc == nil {
 		return nil, errServiceRoleConfig
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	staff := make(chan staffResult, 1)
-	go func() {
-		ok, err := a.isStaff(ctx, claims.Subject)
-		staff <- staffResult{ok, err}
-	}()
+	var staff bool
+	var staffErr error
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		staff, staffErr = a.isStaff(gctx, claims.Subject)
+		return nil // judged after the session check, which it must not cancel
+	})
 	if a.sessions != nil {
-		user, err := a.sessions.GetUser(ctx, token)
-		if err != nil {
-			var e *apierror.Error
-			if errors.As(err, &e) && e.IsServerFault() {
-				return nil, e
-			}
-			return nil, errSessionEnded.WithCause(err)
-		}
-		if user.ID != claims.Subject {
-			return nil, errSessionEnded
-		}
+		g.Go(func() error { return a.checkSession(gctx, token, claims.Subject) })
 	}
-	r := <-staff
-	if r.err != nil {
-		a.log.LogAttrs(ctx, slog.LevelWarn, "mcpauth: role query failed", slog.String("user_id", claims.Subject), slog.String("error", r.err.Error()))
-		return nil, errRoleLookup.WithCause(r.err)
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
-	if !r.staff {
+	if staffErr != nil {
+		a.log.LogAttrs(ctx, slog.LevelWarn, "mcpauth: role query failed", slog.String("user_id", claims.Subject), slog.String("error", staffErr.Error()))
+		return nil, errRoleLookup.WithCause(staffErr)
+	}
+	if !staff {
 		return nil, errNotStaff
 	}
 	return &Principal{
@@ -90,4 +84,22 @@ func (a *Authenticator) authenticateSupabase(ctx context.Context, token string) 
 		Kind:     KindSupabase,
 		ClientID: claims.ClientID,
 	}, nil
+}
+
+// checkSession confirms that Auth still knows the session of token and
+// that it belongs to subject: 401 when it does not, Auth's own 5xx when it
+// cannot say.
+func (a *Authenticator) checkSession(ctx context.Context, token, subject string) error {
+	user, err := a.sessions.GetUser(ctx, token)
+	if err != nil {
+		var e *apierror.Error
+		if errors.As(err, &e) && e.IsServerFault() {
+			return e
+		}
+		return errSessionEnded.WithCause(err)
+	}
+	if user.ID != subject {
+		return errSessionEnded
+	}
+	return nil
 }

@@ -35,24 +35,6 @@ type Metrics struct {
 	knownTools   []string
 	knownMethods []string
 	knownTables  []string
-
-	// The series recorded on every request, by their label values.
-	httpRequestsOf *children[httpKey, prometheus.Counter]
-	httpDurationOf *children[[2]string, prometheus.Observer]
-	authOutcomesOf *children[[2]string, prometheus.Counter]
-	upstreamOf     *children[upstreamKey, prometheus.Counter]
-	upstreamTimeOf *children[[2]string, prometheus.Observer]
-	rpcRequestsOf  *children[string, prometheus.Counter]
-}
-
-type httpKey struct {
-	function, method string
-	status           int
-}
-
-type upstreamKey struct {
-	upstream, endpoint string
-	status             int // the status class: 0 for no answer, else status/100
 }
 
 // Options lists the label values that may appear; anything else is
@@ -108,16 +90,6 @@ func New(opts Options) *Metrics {
 		knownMethods: rpcMethods,
 		knownTables:  opts.Tables,
 	}
-	m.httpRequestsOf = newChildren(func(k httpKey) prometheus.Counter {
-		return m.httpRequests.WithLabelValues(k.function, k.method, strconv.Itoa(k.status))
-	})
-	m.httpDurationOf = newChildren(func(k [2]string) prometheus.Observer { return m.httpDuration.WithLabelValues(k[0], k[1]) })
-	m.authOutcomesOf = newChildren(func(k [2]string) prometheus.Counter { return m.authOutcomes.WithLabelValues(k[0], k[1]) })
-	m.upstreamOf = newChildren(func(k upstreamKey) prometheus.Counter {
-		return m.upstream.WithLabelValues(k.upstream, k.endpoint, statusClass(k.status))
-	})
-	m.upstreamTimeOf = newChildren(func(k [2]string) prometheus.Observer { return m.upstreamTime.WithLabelValues(k[0], k[1]) })
-	m.rpcRequestsOf = newChildren(func(k string) prometheus.Counter { return m.rpcRequests.WithLabelValues(k) })
 	reg.MustRegister(m.httpRequests, m.httpDuration, m.rpcRequests, m.toolCalls, m.toolDuration,
 		m.authOutcomes, m.upstream, m.upstreamTime, m.jwtCache, m.streamsOpen, m.proxied)
 	return m
@@ -146,9 +118,9 @@ func (m *Metrics) HTTPRequest(function, method string, status int, d time.Durati
 	}
 	function = clamp(function, m.knownFuncs)
 	method = clamp(method, []string{"GET", "POST", "DELETE", "OPTIONS", "PUT", "PATCH", "HEAD"})
-	m.httpRequestsOf.get(httpKey{function, method, status}).Inc()
+	m.httpRequests.WithLabelValues(function, method, strconv.Itoa(status)).Inc()
 	if !stream {
-		m.httpDurationOf.get([2]string{function, method}).Observe(d.Seconds())
+		m.httpDuration.WithLabelValues(function, method).Observe(d.Seconds())
 	}
 }
 
@@ -163,7 +135,7 @@ func (m *Metrics) RPCRequest(method string) {
 	if m == nil {
 		return
 	}
-	m.rpcRequestsOf.get(clamp(method, m.knownMethods)).Inc()
+	m.rpcRequests.WithLabelValues(clamp(method, m.knownMethods)).Inc()
 }
 
 // ToolCall records one tools/call.
@@ -186,7 +158,7 @@ func (m *Metrics) AuthOutcome(reason, credential string) {
 	}
 	reason = clamp(reason, []string{"ok", "missing", "malformed", "invalid", "revoked", "forbidden", "upstream", "config", "internal"})
 	credential = clamp(credential, []string{"api_token", "supabase", "session", "none"})
-	m.authOutcomesOf.get([2]string{reason, credential}).Inc()
+	m.authOutcomes.WithLabelValues(reason, credential).Inc()
 }
 
 // Upstream records a request to an upstream. endpoint is a table for
@@ -201,21 +173,17 @@ func (m *Metrics) Upstream(upstream, endpoint string, status int, d time.Duratio
 	} else {
 		endpoint = clamp(endpoint, []string{"user", "jwks", "installation", "token", "contents", "other"})
 	}
-	class := 0
-	if status > 0 {
-		class = status / 100
-	}
-	m.upstreamOf.get(upstreamKey{upstream, endpoint, class}).Inc()
-	m.upstreamTimeOf.get([2]string{upstream, endpoint}).Observe(d.Seconds())
+	m.upstream.WithLabelValues(upstream, endpoint, statusClass(status)).Inc()
+	m.upstreamTime.WithLabelValues(upstream, endpoint).Observe(d.Seconds())
 }
 
-// statusClass names a status class for the label: "2xx", or "error" for
-// class 0 (no answer).
-func statusClass(class int) string {
-	if class <= 0 {
+// statusClass names a status's class for the label: "2xx", or "error" for
+// status 0 (no answer).
+func statusClass(status int) string {
+	if status < 100 {
 		return "error"
 	}
-	return strconv.Itoa(class) + "xx"
+	return strconv.Itoa(status/100) + "xx"
 }
 
 // JWTCache records a per-user JWT cache look-up.

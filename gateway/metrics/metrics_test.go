@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"path"
@@ -105,61 +104,9 @@ func TestRoundTripperRecordsUpstreams(t *testing.T) {
 	}
 }
 
-// stubFanouter answers fan-outs with fixed outcomes and records how many
-// it was given.
-type stubFanouter struct {
-	http.RoundTripper
-	ok    bool
-	given int
-}
-
-func (s *stubFanouter) Fanout(reqs []*http.Request, maxBody int64) ([]*http.Response, []error, bool) {
-	if !s.ok {
-		return nil, nil, false
-	}
-	s.given += len(reqs)
-	return []*http.Response{{StatusCode: 200}, nil}, []error{nil, errors.New("reset")}, true
-}
-
-// TestRoundTripperPassesFanouts: the wrapper hands a fan-out to a
-// transport that can send one, counting each request as RoundTrip would,
-// and declines, counting nothing, when the transport cannot.
-func TestRoundTripperPassesFanouts(t *testing.T) {
-	m := New(Options{Tables: []string{"revoked_token_ids", "user_roles"}})
-	table := func(r *http.Request) string { return path.Base(r.URL.Path) }
-	reqs := []*http.Request{
-		httptest.NewRequest(http.MethodGet, "http://db/rest/v1/revoked_token_ids", nil),
-		httptest.NewRequest(http.MethodGet, "http://db/rest/v1/user_roles", nil),
-	}
-	type fanouter interface {
-		Fanout([]*http.Request, int64) ([]*http.Response, []error, bool)
-	}
-	declining := &stubFanouter{ok: false}
-	if _, _, ok := m.RoundTripper(declining, "postgrest", table).(fanouter).Fanout(reqs, 100); ok {
-		t.Fatal("the wrapper accepted a fan-out its transport declined")
-	}
-	if _, _, ok := m.RoundTripper(http.DefaultTransport, "postgrest", table).(fanouter).Fanout(reqs, 100); ok {
-		t.Fatal("the wrapper accepted a fan-out for a transport without one")
-	}
-	stub := &stubFanouter{ok: true}
-	resps, errs, ok := m.RoundTripper(stub, "postgrest", table).(fanouter).Fanout(reqs, 100)
-	if !ok || stub.given != 2 || resps[0].StatusCode != 200 || errs[1] == nil {
-		t.Fatalf("fan-out: ok=%v given=%d resps=%v errs=%v", ok, stub.given, resps, errs)
-	}
-	if got := testutil.ToFloat64(m.upstream.WithLabelValues("postgrest", "revoked_token_ids", "2xx")); got != 1 {
-		t.Errorf("revoked_token_ids 2xx = %v, want 1", got)
-	}
-	if got := testutil.ToFloat64(m.upstream.WithLabelValues("postgrest", "user_roles", "error")); got != 1 {
-		t.Errorf("user_roles error = %v, want 1", got)
-	}
-	if got := testutil.CollectAndCount(m.upstream); got != 2 {
-		t.Errorf("%d upstream series, want 2 (the declined fan-outs count nothing)", got)
-	}
-}
-
 // TestRepeatedRecordingAccumulates records the same series many times from
-// several goroutines, through the cache of child series, and checks the
-// totals on the vectors themselves, including a 5xx upstream answer.
+// several goroutines and checks the totals, including a 5xx upstream
+// answer.
 func TestRepeatedRecordingAccumulates(t *testing.T) {
 	m := New(Options{Functions: []string{"mcp-server"}, Tables: []string{"user_roles"}})
 	done := make(chan struct{})

@@ -37,32 +37,3 @@ func (t *observedTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	t.m.Upstream(t.upstream, t.endpoint(req), status, time.Since(start))
 	return resp, err
 }
-
-// fanouter is h1transport's Fanout method (see package postgrest).
-type fanouter interface {
-	Fanout(reqs []*http.Request, maxBody int64) ([]*http.Response, []error, bool)
-}
-
-// Fanout passes a fan-out of requests to next when next can send one, and
-// counts each request as RoundTrip does. Every request is timed to the end
-// of the fan-out, when its answer was in hand: the caller waits for all.
-func (t *observedTransport) Fanout(reqs []*http.Request, maxBody int64) ([]*http.Response, []error, bool) {
-	f, ok := t.next.(fanouter)
-	if !ok {
-		return nil, nil, false
-	}
-	start := time.Now()
-	resps, errs, ok := f.Fanout(reqs, maxBody)
-	if !ok {
-		return nil, nil, false
-	}
-	took := time.Since(start)
-	for i, req := range reqs {
-		status := 0
-		if errs[i] == nil {
-			status = resps[i].StatusCode
-		}
-		t.m.Upstream(t.upstream, t.endpoint(req), status, took)
-	}
-	return resps, errs, true
-}

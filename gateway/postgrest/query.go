@@ -29,22 +29,16 @@ func (q *Query) Select(columns string) *Query {
 }
 
 func stripSpace(s string) string {
-	if !strings.ContainsAny(s, " \t\n\r") {
-		return s // the tools' one-line column lists: nothing to strip
-	}
-	var b strings.Builder
-	b.Grow(len(s))
 	quoted := false
-	for _, r := range s {
+	return strings.Map(func(r rune) rune {
 		if r == '"' {
 			quoted = !quoted
 		}
 		if !quoted && (r == ' ' || r == '\t' || r == '\n' || r == '\r') {
-			continue
+			return -1
 		}
-		b.WriteRune(r)
-	}
-	return b.String()
+		return r
+	}, s)
 }
 
 // Filter adds column=operator.value, with value sent as given.
@@ -185,9 +179,6 @@ func maybeSingle(table string, body json.RawMessage, err error) (json.RawMessage
 	if err != nil {
 		return nil, err
 	}
-	if isEmptyArray(body) { // the usual answer of a look-up, without decoding
-		return nil, nil
-	}
 	var rows []json.RawMessage
 	if err := json.Unmarshal(body, &rows); err != nil {
 		return nil, &Error{Table: table, Status: http.StatusOK, Err: err}
@@ -202,21 +193,6 @@ func maybeSingle(table string, body json.RawMessage, err error) (json.RawMessage
 			Message: "JSON object requested, multiple (or no) rows returned",
 			Details: "Results contain " + itoa(len(rows)) + " rows, application/vnd.pgrst.object+json requires 1 row"}
 	}
-}
-
-// isEmptyArray reports whether body is the JSON text [] (white space
-// allowed), which json.Unmarshal would decode to no rows.
-func isEmptyArray(body []byte) bool {
-	b := trimJSONSpace(body)
-	if len(b) < 2 || b[0] != '[' || b[len(b)-1] != ']' {
-		return false
-	}
-	return len(trimJSONSpace(b[1:len(b)-1])) == 0
-}
-
-// trimJSONSpace trims JSON's insignificant white space (RFC 8259 §2).
-func trimJSONSpace(b []byte) []byte {
-	return bytes.Trim(b, " \t\n\r")
 }
 
 // Return says what a write returns.

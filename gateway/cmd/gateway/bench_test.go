@@ -95,8 +95,7 @@ func benchGateway(b *testing.B) (http.Handler, string) {
 	}
 	// The production logger (JSON, info) writing to nowhere: the request
 	// log line is part of what is measured.
-	log, reqLog := newLogging(cfg, io.Discard)
-	srv, _, cleanup, err := newServerWith(cfg, log, reqLog)
+	srv, _, cleanup, err := newServer(cfg, newLogger(cfg, io.Discard))
 	if err != nil {
 		b.Fatal(err)
 	}

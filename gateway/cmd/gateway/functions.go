@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"path"
 	"strings"
 	"time"
@@ -22,7 +21,6 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway"
 	"github.com/pawtograder/mcp-gateway/gateway/apierror"
 	"github.com/pawtograder/mcp-gateway/gateway/config"
-	"github.com/pawtograder/mcp-gateway/gateway/h1transport"
 	"github.com/pawtograder/mcp-gateway/gateway/issuer"
 	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
 	"github.com/pawtograder/mcp-gateway/gateway/metrics"
@@ -45,7 +43,7 @@ var knownTables = []string{
 	"api_tokens", "revoked_token_ids", "user_roles", "profiles", "assignments", "autograder",
 	"submissions", "submission_files", "grader_results", "grader_result_tests", "grader_result_output",
 	"help_queues", "help_requests", "help_request_messages", "discussion_topics", "discussion_threads",
-	"mcp_oauth_codes", "mcp_oauth_refresh_tokens", "mcp_oauth_grants",
+	"mcp_oauth_codes", "mcp_oauth_refresh_tokens", "mcp_oauth_grants", "mcp_oauth_decided_authorizations",
 }
 
 // wiring is everything the functions need, built once from the config.
@@ -58,38 +56,29 @@ type wiring struct {
 	metrics    *metrics.Metrics
 }
 
-// newUpstreamTransport is a pooled transport sized for many concurrent
-// tool calls. Go's transport already retries an idempotent request (GET,
-// HEAD) once when a reused keep-alive connection turns out to be dead, and
-// never retries a POST or PATCH, which is the retry policy the gateway
-// wants; no retry layer is added on top.
+// newUpstreamTransport is the pooled transport the functions' upstream
+// requests share: one for PostgREST and Auth, over http and https alike,
+// and another for GitHub. It is sized for many concurrent tool calls, each
+// of which runs two look-ups at once. Idle connections are closed after
+// 25 s, before the servers behind Supabase's API gateway close them (30 s
+// for PostgREST's, 60 s for nginx's), so a reused connection is rarely one
+// the other side has just dropped. Go's transport already retries an
+// idempotent request (GET, HEAD) once when a reused keep-alive connection
+// turns out to be dead, and never retries a POST or PATCH, which is the
+// retry policy the gateway wants; no retry layer is added on top.
 func newUpstreamTransport() *http.Transport {
 	return &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:          512,
 		MaxIdleConnsPerHost:   256,
-		IdleConnTimeout:       90 * time.Second,
+		IdleConnTimeout:       25 * time.Second,
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: time.Second,
-		ForceAttemptHTTP2:     true,
+		// A DialContext of its own turns HTTP/2 off unless asked for: an
+		// https upstream (hosted Supabase) then multiplexes the look-ups.
+		ForceAttemptHTTP2: true,
 	}
-}
-
-// restTransport is the transport for PostgREST: the look-ups behind every
-// authenticated call go through h1transport, which does each exchange on
-// the calling goroutine (docs/performance.md), when the URL is plain http
-// and no proxy applies to it; anything h1transport does not take (https,
-// writes) and every other case goes to base.
-func restTransport(restURL *url.URL, base *http.Transport) http.RoundTripper {
-	if restURL == nil || restURL.Scheme != "http" {
-		return base
-	}
-	if proxy, err := base.Proxy(&http.Request{URL: restURL}); err != nil || proxy != nil {
-		return base
-	}
-	return &h1transport.Transport{Fallback: base, DialContext: base.DialContext,
-		MaxIdlePerHost: base.MaxIdleConnsPerHost, IdleTimeout: base.IdleConnTimeout}
 }
 
 func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
@@ -161,107 +150,25 @@ func (s meteredSessions) GetUser(ctx context.Context, token string) (*mcpauth.Su
 	return u, err
 }
 
-// buildFunctions turns the configuration into the mounted functions. Every
-// function secret is validated at request time, as the original does, so
-// nothing here fails on a missing or malformed secret.
-func buildFunctions(cfg config.Config, log *slog.Logger, audit auditLogs) (*wiring, error) {
-	w := &wiring{}
-	w.metrics = metrics.New(metrics.Options{
-		Functions: []string{slugMCPServer, slugMCPTokens},
-		Tools:     tools.Names(),
-		Tables:    knownTables,
-	})
-	m := w.metrics
-	// Upstream requests are counted and timed at the transport; the
-	// PostgREST hook only attributes them to the tool call in flight.
-	observe := func(ctx context.Context, table string, status int, err error) {
-		mcpserver.CountUpstream(ctx)
-	}
-	base := newUpstreamTransport()
-	hc := &http.Client{Timeout: cfg.UpstreamTimeout, CheckRedirect: noRedirects,
-		Transport: m.RoundTripper(restTransport(cfg.PostgRESTURL, base), "postgrest", func(r *http.Request) string { return path.Base(r.URL.Path) })}
-	authHC := &http.Client{Timeout: cfg.UpstreamTimeout, CheckRedirect: noRedirects,
-		Transport: m.RoundTripper(base, "auth", authEndpoint)}
-	restURL := urlString(cfg.PostgRESTURL)
-	authURL := urlString(cfg.AuthURL)
-
-	sessions := &mcpauth.AuthClient{AuthURL: authURL, AnonKey: cfg.SupabaseAnonKey, HTTPClient: authHC, DirectUpstream: cfg.AuthDirect}
-
-	// OAuth (docs/oauth.md) needs a public resource URL. GATEWAY_OAUTH_SERVER
-	// picks the authorization server the metadata names: the gateway's own
-	// (which grants mcp_ tokens, so no Supabase token is accepted), Supabase
-	// Auth (whose access tokens are then verified), or none.
-	var verifier *supabasejwt.Verifier
-	var meta *protectedresource.Metadata
-	var oauth *oauthserver.Server
-	if cfg.PublicURL != nil && cfg.OAuthServer.Mode != config.OAuthServerOff {
-		resource := strings.TrimRight(cfg.PublicURL.String(), "/") + "/functions/v1/" + slugMCPServer
-		issuer := cfg.OAuthIssuer
-		if issuer == "" && authURL != "" {
-			issuer = authURL
-		}
-		if cfg.OAuthServer.Mode == config.OAuthServerGateway && cfg.MCPServerEnabled {
-			var err error
-			if oauth, err = buildOAuthServer(cfg, log, resource, restURL, authURL, hc, authHC); err != nil {
-				return nil, err
-			}
-			issuer = oauth.Issuer()
-		}
-		if issuer != "" {
-			var err error
-			meta, err = protectedresource.New(protectedresource.Options{
-				ResourceURL:         resource,
-				AuthorizationServer: issuer,
-				Scopes:              []string{mcpauth.ScopeMCPRead, mcpauth.ScopeMCPWrite, "offline_access"},
-			})
-			if err != nil {
-				return nil, err
-			}
-		}
-		if issuer != "" && oauth == nil {
-			jwks := ""
-			if authURL != "" {
-				jwks = authURL + "/.well-known/jwks.json"
-			}
-			var err error
-			verifier, err = supabasejwt.New(supabasejwt.Options{
-				Issuer:       issuer,
-				JWKSURL:      jwks,
-				Audiences:    []string{resource, "authenticated"},
-				LegacySecret: cfg.OAuthLegacySecret,
-				HTTPClient:   authHC,
-			})
-			if err != nil {
-				return nil, err
-			}
-		}
-	}
-
-	auth, err := mcpauth.New(mcpauth.Options{
-		RestURL:        restURL,
-		ServiceRoleKey: cfg.SupabaseServiceRoleKey,
-		MCPJWTSecret:   cfg.MCPJWTSecret,
-		HTTPClient:     hc,
-		Logger:         log,
-		Supabase:       verifier,
-		Sessions:       sessions,
-		DirectUpstream: cfg.PostgRESTDirect,
-	})
+// buildFunctions turns the configuration into the mounted functions. A
+// missing function secret is reported at request time, as the original
+// does; one that is set but malformed stops start-up here.
+func buildFunctions(cfg config.Config, log *slog.Logger, audit *slog.Logger) (*wiring, error) {
+	w := &wiring{metrics: newMetrics()}
+	up := buildUpstreams(cfg, newUpstreamTransport(), w.metrics)
+	front, err := buildOAuth(cfg, log, up)
 	if err != nil {
 		return nil, err
 	}
-	users := userdb.NewFactory(userdb.Options{
-		RestURL:        restURL,
-		AnonKey:        cfg.SupabaseAnonKey,
-		SigningJWK:     cfg.JWTSecret,
-		DirectUpstream: cfg.PostgRESTDirect,
-		HTTPClient:     hc,
-		Observe:        observe,
-		OnCache:        m.JWTCache,
-		Issuer:         cfg.IssuerURL,
-	})
+	auth, err := buildAuth(cfg, log, up, front.verifier)
+	if err != nil {
+		return nil, err
+	}
 	w.close = auth.Close
-
+	users, err := buildUserDB(cfg, up, w.metrics)
+	if err != nil {
+		return nil, err
+	}
 	// The OIDC issuer documents for third-party auth (GATEWAY_ISSUER_URL):
 	// inside mcp-server's group when the issuer path lies there (the only
 	// gateway path hosted Supabase forwards), else at the root.
@@ -269,20 +176,169 @@ func buildFunctions(cfg config.Config, log *slog.Logger, audit auditLogs) (*wiri
 	if err != nil {
 		return nil, err
 	}
+	tokens, err := buildTokens(cfg, log, up, auth, w.metrics)
+	if err != nil {
+		return nil, err
+	}
+	// Unrouted: the original answers every method, FOO included, with its
+	// own 405 (docs/contract/protocol.md B1).
+	w.functions = append(w.functions, gateway.Function{Slug: slugMCPTokens, Register: tokens.Register, Unrouted: tokens.Serve})
+	if !cfg.MCPServerEnabled {
+		mountMCPServerOff(w, mountIssuer)
+		return w, nil
+	}
+	server, err := buildMCPServer(cfg, log, audit, auth, users, front, w.metrics)
+	if err != nil {
+		return nil, err
+	}
+	mountMCPServer(w, log, server, front, mountIssuer)
+	return w, nil
+}
 
-	// mcp-tokens reads and writes as the signed-in web user.
+// newMetrics registers the gateway's series with the label values they
+// may take.
+func newMetrics() *metrics.Metrics {
+	return metrics.New(metrics.Options{
+		Functions: []string{slugMCPServer, slugMCPTokens},
+		Tools:     tools.Names(),
+		Tables:    knownTables,
+	})
+}
+
+// upstreams are the addresses of PostgREST and Auth and the clients the
+// functions reach them with.
+type upstreams struct {
+	restURL, authURL string
+	// rest and auth share one transport (newUpstreamTransport); each
+	// request is counted and timed under its upstream.
+	rest, auth *http.Client
+	sessions   *mcpauth.AuthClient
+	// observe attributes PostgREST requests to the tool call in flight
+	// (they are counted and timed at the transport).
+	observe func(ctx context.Context, table string, status int, err error)
+}
+
+// buildUpstreams builds the PostgREST and Auth clients over base.
+func buildUpstreams(cfg config.Config, base http.RoundTripper, m *metrics.Metrics) upstreams {
+	client := func(upstream string, endpoint func(*http.Request) string) *http.Client {
+		return &http.Client{Timeout: cfg.UpstreamTimeout, CheckRedirect: noRedirects, Transport: m.RoundTripper(base, upstream, endpoint)}
+	}
+	up := upstreams{
+		restURL: urlString(cfg.PostgRESTURL),
+		authURL: urlString(cfg.AuthURL),
+		rest:    client("postgrest", func(r *http.Request) string { return path.Base(r.URL.Path) }),
+		auth:    client("auth", authEndpoint),
+		observe: func(ctx context.Context, _ string, _ int, _ error) { mcpserver.CountUpstream(ctx) },
+	}
+	up.sessions = &mcpauth.AuthClient{AuthURL: up.authURL, AnonKey: cfg.SupabaseAnonKey, HTTPClient: up.auth, DirectUpstream: cfg.AuthDirect}
+	return up
+}
+
+// oauthFront is what mcp-server tells and accepts from OAuth clients
+// (docs/oauth.md); each part is nil when not configured.
+type oauthFront struct {
+	meta     *protectedresource.Metadata // RFC 9728 metadata naming the authorization server
+	server   *oauthserver.Server         // the gateway's own authorization server
+	verifier *supabasejwt.Verifier       // Supabase Auth's access tokens, when Auth is the server
+}
+
+// buildOAuth sets up OAuth, which needs a public resource URL.
+// GATEWAY_OAUTH_SERVER picks the authorization server the metadata names:
+// the gateway's own (which grants mcp_ tokens, so no Supabase token is
+// accepted), Supabase Auth (whose access tokens are then verified), or
+// none.
+func buildOAuth(cfg config.Config, log *slog.Logger, up upstreams) (oauthFront, error) {
+	var o oauthFront
+	if cfg.PublicURL == nil || cfg.OAuthServer.Mode == config.OAuthServerOff {
+		return o, nil
+	}
+	resource := strings.TrimRight(cfg.PublicURL.String(), "/") + "/functions/v1/" + slugMCPServer
+	issuer := cfg.OAuthIssuer
+	if issuer == "" {
+		issuer = up.authURL
+	}
+	if cfg.OAuthServer.Mode == config.OAuthServerGateway && cfg.MCPServerEnabled {
+		srv, err := buildOAuthServer(cfg, log, resource, up.restURL, up.authURL, up.rest, up.auth)
+		if err != nil {
+			return o, err
+		}
+		o.server, issuer = srv, srv.Issuer()
+	}
+	if issuer == "" {
+		return o, nil
+	}
+	meta, err := protectedresource.New(protectedresource.Options{
+		ResourceURL:         resource,
+		AuthorizationServer: issuer,
+		Scopes:              []string{mcpauth.ScopeMCPRead, mcpauth.ScopeMCPWrite, "offline_access"},
+	})
+	if err != nil {
+		return o, err
+	}
+	o.meta = meta
+	if o.server != nil {
+		return o, nil
+	}
+	jwks := ""
+	if up.authURL != "" {
+		jwks = up.authURL + "/.well-known/jwks.json"
+	}
+	o.verifier, err = supabasejwt.New(supabasejwt.Options{
+		Issuer:       issuer,
+		JWKSURL:      jwks,
+		Audiences:    []string{resource, "authenticated"},
+		LegacySecret: cfg.OAuthLegacySecret,
+		HTTPClient:   up.auth,
+	})
+	return o, err
+}
+
+// buildAuth builds the authenticator, the only holder of the service-role
+// key; verifier, when set, also admits Supabase access tokens.
+func buildAuth(cfg config.Config, log *slog.Logger, up upstreams, verifier *supabasejwt.Verifier) (*mcpauth.Authenticator, error) {
+	return mcpauth.New(mcpauth.Options{
+		RestURL:        up.restURL,
+		ServiceRoleKey: cfg.SupabaseServiceRoleKey,
+		MCPJWTSecret:   cfg.MCPJWTSecret,
+		HTTPClient:     up.rest,
+		Logger:         log,
+		Supabase:       verifier,
+		Sessions:       up.sessions,
+		DirectUpstream: cfg.PostgRESTDirect,
+	})
+}
+
+// buildUserDB builds the factory of per-user PostgREST clients the tools
+// read with.
+func buildUserDB(cfg config.Config, up upstreams, m *metrics.Metrics) (*userdb.Factory, error) {
+	return userdb.New(userdb.Options{
+		RestURL:        up.restURL,
+		AnonKey:        cfg.SupabaseAnonKey,
+		SigningJWK:     cfg.JWTSecret,
+		DirectUpstream: cfg.PostgRESTDirect,
+		HTTPClient:     up.rest,
+		Observe:        up.observe,
+		OnCache:        m.JWTCache,
+		Issuer:         cfg.IssuerURL,
+	})
+}
+
+// buildTokens builds mcp-tokens, which reads and writes as the signed-in
+// web user.
+func buildTokens(cfg config.Config, log *slog.Logger, up upstreams, auth *mcpauth.Authenticator, m *metrics.Metrics) (*mcptokens.Handler, error) {
 	var anonBase *postgrest.Client
-	if restURL != "" {
-		opts := postgrest.Options{BaseURL: restURL, APIKey: cfg.SupabaseAnonKey, HTTPClient: hc, Observe: observe}
+	if up.restURL != "" {
+		opts := postgrest.Options{BaseURL: up.restURL, APIKey: cfg.SupabaseAnonKey, HTTPClient: up.rest, Observe: up.observe}
 		if cfg.PostgRESTDirect {
 			opts.APIKey = "" // PostgREST itself reads only Authorization
 		}
+		var err error
 		if anonBase, err = postgrest.New(opts); err != nil {
 			return nil, err
 		}
 	}
-	tokens, err := mcptokens.New(mcptokens.Options{
-		Users: meteredSessions{sessions, m},
+	return mcptokens.New(mcptokens.Options{
+		Users: meteredSessions{up.sessions, m},
 		ForSession: func(userID, token string) *userdb.Client {
 			if anonBase == nil {
 				return nil
@@ -295,38 +351,35 @@ func buildFunctions(cfg config.Config, log *slog.Logger, audit auditLogs) (*wiri
 		Revoker: auth,
 		Logger:  log,
 	})
-	if err != nil {
-		return nil, err
-	}
-	// Unrouted: the original answers every method, FOO included, with its
-	// own 405 (docs/contract/protocol.md B1).
-	w.functions = append(w.functions, gateway.Function{Slug: slugMCPTokens, Register: tokens.Register, Unrouted: tokens.Serve})
+}
 
-	if !cfg.MCPServerEnabled {
-		// Off means gone: the server and its metadata answer 404, rather
-		// than falling through to a fallback upstream.
-		notFound := func(c echo.Context) error {
-			return c.JSON(http.StatusNotFound, map[string]string{"code": "NOT_FOUND", "message": "Requested function was not found"})
+// mountMCPServerOff mounts mcp-server as switched off. Off means gone: the
+// server and its metadata answer 404, rather than falling through to a
+// fallback upstream; the issuer documents stay.
+func mountMCPServerOff(w *wiring, mountIssuer func(*echo.Group)) {
+	notFound := func(c echo.Context) error {
+		return c.JSON(http.StatusNotFound, map[string]string{"code": "NOT_FOUND", "message": "Requested function was not found"})
+	}
+	w.functions = append(w.functions,
+		gateway.Function{Slug: slugMCPServer, Register: func(g *echo.Group) {
+			mountIssuer(g)
+			g.Any("", notFound)
+			g.Any("/*", notFound)
+		}},
+	)
+	addRoutes(w, func(e *echo.Echo) {
+		for _, p := range protectedresource.Paths("/functions/v1/" + slugMCPServer)[:2] {
+			e.Any(p, notFound)
 		}
-		w.functions = append(w.functions,
-			gateway.Function{Slug: slugMCPServer, Register: func(g *echo.Group) {
-				mountIssuer(g)
-				g.Any("", notFound)
-				g.Any("/*", notFound)
-			}},
-		)
-		addRoutes(w, func(e *echo.Echo) {
-			for _, p := range protectedresource.Paths("/functions/v1/" + slugMCPServer)[:2] {
-				e.Any(p, notFound)
-			}
-			// The authorization server's root metadata is off as well.
-			for _, p := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {
-				e.Any(p+"/functions/v1/"+slugMCPServer+oauthPrefix, notFound)
-			}
-		})
-		return w, nil
-	}
+		// The authorization server's root metadata is off as well.
+		for _, p := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {
+			e.Any(p+"/functions/v1/"+slugMCPServer+oauthPrefix, notFound)
+		}
+	})
+}
 
+// buildMCPServer builds mcp-server with its tools and their GitHub client.
+func buildMCPServer(cfg config.Config, log *slog.Logger, audit *slog.Logger, auth *mcpauth.Authenticator, users *userdb.Factory, front oauthFront, m *metrics.Metrics) (*mcpserver.Server, error) {
 	repos, err := repofiles.New(repofiles.Options{
 		AppID:         cfg.GitHubAppID,
 		PrivateKeyPEM: cfg.GitHubPrivateKey,
@@ -340,59 +393,60 @@ func buildFunctions(cfg config.Config, log *slog.Logger, audit auditLogs) (*wiri
 		// for; an absent one only empties the repository tools.
 		return nil, err
 	}
-	registry := tools.New(tools.Options{Repos: repos, Logger: log})
 	metadataURL := ""
-	if meta != nil {
-		metadataURL = meta.URL()
+	if front.meta != nil {
+		metadataURL = front.meta.URL()
 	}
-	maxStreams := cfg.MaxStreams
-	if maxStreams == 0 {
-		maxStreams = 1 << 30 // configured as unlimited
-	}
-	perToken := cfg.MaxStreamsPerToken
-	if perToken == 0 {
-		perToken = 1 << 30
-	}
-	server, err := mcpserver.New(mcpserver.Options{
+	return mcpserver.New(mcpserver.Options{
 		Auth:                meteredAuth{auth, m},
 		Users:               users,
-		Tools:               registry,
+		Tools:               tools.New(tools.Options{Repos: repos, Logger: log}),
 		EdgeFunctionsURL:    cfg.EdgeFunctionsURL,
-		MaxStreams:          maxStreams,
-		MaxStreamsPerToken:  perToken,
+		MaxStreams:          unlimitedAsMax(cfg.MaxStreams),
+		MaxStreamsPerToken:  unlimitedAsMax(cfg.MaxStreamsPerToken),
 		KeepAlive:           cfg.SSEKeepalive,
 		ResourceMetadataURL: metadataURL,
 		PinProtocol2024:     cfg.PinProtocol2024,
 		Logger:              log,
 		Metrics:             m,
-		Audit:               audit.log,
-		AuditLine:           audit.line,
+		Audit:               audit,
 		Redact:              redact.New(cfg.RedactKeys),
 		AllowedOrigins:      cfg.AllowedOrigins,
 		TrustedOrigins:      ownOrigins(cfg),
 	})
-	if err != nil {
-		return nil, err
+}
+
+// unlimitedAsMax turns a stream limit of 0 (configured as unlimited) into
+// one no deployment reaches.
+func unlimitedAsMax(n int) int {
+	if n == 0 {
+		return 1 << 30
 	}
+	return n
+}
+
+// mountMCPServer mounts mcp-server with its OAuth metadata, authorization
+// server and issuer documents, and closes its streams on shutdown.
+func mountMCPServer(w *wiring, log *slog.Logger, server *mcpserver.Server, front oauthFront, mountIssuer func(*echo.Group)) {
 	w.functions = append(w.functions, gateway.Function{Slug: slugMCPServer, Register: func(g *echo.Group) {
-		if meta != nil {
-			g.Any(protectedresource.WellKnownPath, meta.Serve)
+		if front.meta != nil {
+			g.Any(protectedresource.WellKnownPath, front.meta.Serve)
 		}
-		if oauth != nil {
-			oauth.Register(g, oauthPrefix)
+		if front.server != nil {
+			front.server.Register(g, oauthPrefix)
 		}
 		mountIssuer(g)
 		server.Register(g)
 	}, Unrouted: server.Handle}) // the original's 405 for FOO, QUERY … (docs/contract/protocol.md A1)
-	if meta != nil {
+	if front.meta != nil {
 		addRoutes(w, func(e *echo.Echo) {
 			for _, p := range protectedresource.Paths("/functions/v1/" + slugMCPServer)[:2] {
-				e.Any(p, meta.Serve)
+				e.Any(p, front.meta.Serve)
 			}
 		})
 	}
-	if oauth != nil {
-		addRoutes(w, oauth.RegisterRoot)
+	if front.server != nil {
+		addRoutes(w, front.server.RegisterRoot)
 	}
 	w.onShutdown = append(w.onShutdown, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -401,7 +455,6 @@ func buildFunctions(cfg config.Config, log *slog.Logger, audit auditLogs) (*wiri
 			log.Warn("mcp-server shutdown", slog.String("error", err.Error()))
 		}
 	})
-	return w, nil
 }
 
 // ownOrigins are the browser origins mcp-server's default Origin policy

@@ -225,25 +225,6 @@ func TestIssuerUnset(t *testing.T) {
 	}
 }
 
-// TestIssuerKeyUnavailable: without a usable JWT_SECRET the JWKS answers
-// 503 with its own JSON error, and the cause is logged.
-func TestIssuerKeyUnavailable(t *testing.T) {
-	gw, _, logs := startGatewayAt(t, func(base string) map[string]string {
-		return map[string]string{"GATEWAY_ISSUER_URL": base + "/functions/v1/mcp-server/oidc", "JWT_SECRET": ""}
-	})
-	r := call(t, "GET", gw+"/functions/v1/mcp-server/oidc/.well-known/jwks.json", "", "")
-	if r.status != 503 || r.body != `{"error":"Signing key unavailable"}` || r.header.Get("Access-Control-Allow-Origin") != "*" {
-		t.Fatalf("jwks without a key: %d %v %s", r.status, r.header, r.body)
-	}
-	if !strings.Contains(logs.String(), "JWT_SECRET must be set") {
-		t.Errorf("the cause was not logged:\n%s", logs)
-	}
-	// The discovery document does not need the key.
-	if r := call(t, "GET", gw+"/functions/v1/mcp-server/oidc/.well-known/openid-configuration", "", ""); r.status != 200 {
-		t.Errorf("discovery without a key: %d %s", r.status, r.body)
-	}
-}
-
 // TestIssuerWithMCPServerDisabled: the documents stay reachable when
 // mcp-server itself answers 404.
 func TestIssuerWithMCPServerDisabled(t *testing.T) {

@@ -25,9 +25,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf16"
 
-	"github.com/pawtograder/mcp-gateway/functions/mcpserver"
 	"github.com/pawtograder/mcp-gateway/gateway"
 	"github.com/pawtograder/mcp-gateway/gateway/clientconfig"
 	"github.com/pawtograder/mcp-gateway/gateway/config"
@@ -97,14 +95,10 @@ func serveCommand(stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gateway: invalid configuration:\n%s\n", indent(err.Error()))
 		return exitError
 	}
-	// The process log is batched (gateway.LogWriter): one write system
-	// call per 100 ms or 48 KiB instead of one per request line.
-	lw := gateway.NewLogWriter(stderr, 0)
-	defer lw.Close()
-	log, reqLog := newLogging(cfg, lw)
+	log := newLogger(cfg, stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, cfg, log, reqLog); err != nil {
+	if err := run(ctx, cfg, log); err != nil {
 		log.Error("gateway failed", slog.String("error", err.Error()))
 		return exitError
 	}
@@ -117,27 +111,16 @@ func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ")
 // (tests silence it).
 var auditOutput io.Writer = os.Stderr
 
-// auditLogs are the audit log's writers (one line per tools/call, see
-// docs/audit.md): slog, and for the JSON format the fast path writing the
-// same lines (nil for text, whose lines go through slog).
-type auditLogs struct {
-	log  *slog.Logger
-	line *mcpserver.AuditLog
-}
-
-// newAuditLogs builds the audit log. Its level is fixed at info so
-// GATEWAY_LOG_LEVEL=warn cannot silence it.
-func newAuditLogs(cfg config.Config, w io.Writer) auditLogs {
+// newAuditLog builds the audit log (one line per tools/call, see
+// docs/audit.md). Its level is fixed at info so GATEWAY_LOG_LEVEL=warn
+// cannot silence it.
+func newAuditLog(cfg config.Config, w io.Writer) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: slog.LevelInfo}
 	attrs := []slog.Attr{slog.String("log", "audit"), slog.String("version", version)}
 	if cfg.LogFormat == config.LogFormatText {
-		return auditLogs{log: slog.New(slog.NewTextHandler(w, opts).WithAttrs(attrs))}
+		return slog.New(slog.NewTextHandler(w, opts).WithAttrs(attrs))
 	}
-	a := auditLogs{log: slog.New(slog.NewJSONHandler(w, opts).WithAttrs(attrs))}
-	if line, err := mcpserver.NewAuditLog(w, attrs...); err == nil { // else a version that needs escaping: slog
-		a.line = line
-	}
-	return a
+	return slog.New(slog.NewJSONHandler(w, opts).WithAttrs(attrs))
 }
 
 // newLogger builds the process logger; its handler adds request_id to every
@@ -153,25 +136,10 @@ func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
 	return slog.New(gateway.NewLogHandler(h)).With(slog.String("version", version))
 }
 
-// newLogging builds the process logger over w and, for the JSON format,
-// the request log's fast path writing the same lines to w (nil for text,
-// whose lines go through slog).
-func newLogging(cfg config.Config, w io.Writer) (*slog.Logger, *gateway.RequestLog) {
-	log := newLogger(cfg, w)
-	if cfg.LogFormat == config.LogFormatText {
-		return log, nil
-	}
-	reqLog, err := gateway.NewRequestLog(w, cfg.LogLevel, slog.String("version", version))
-	if err != nil { // a version string that needs JSON escaping: use slog
-		return log, nil
-	}
-	return log, reqLog
-}
-
 // run wires the dependencies and serves until ctx is cancelled.
-func run(ctx context.Context, cfg config.Config, log *slog.Logger, reqLog *gateway.RequestLog) error {
+func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	warnMissingFunctionSettings(log, cfg)
-	srv, slugs, cleanup, err := newServerWith(cfg, log, reqLog)
+	srv, slugs, cleanup, err := newServer(cfg, log)
 	if err != nil {
 		return err
 	}
@@ -184,13 +152,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, reqLog *gatew
 // metrics, error reporting and the fallback proxy. cleanup releases what
 // the functions hold (the last_used_at worker, queued error reports).
 func newServer(cfg config.Config, log *slog.Logger) (_ *gateway.Server, slugs []string, cleanup func(), err error) {
-	return newServerWith(cfg, log, nil)
-}
-
-// newServerWith is newServer with the request log's fast path (see
-// newLogging); nil logs request lines through log.
-func newServerWith(cfg config.Config, log *slog.Logger, reqLog *gateway.RequestLog) (_ *gateway.Server, slugs []string, cleanup func(), err error) {
-	w, err := buildFunctions(cfg, log, newAuditLogs(cfg, auditOutput))
+	w, err := buildFunctions(cfg, log, newAuditLog(cfg, auditOutput))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -238,7 +200,6 @@ func newServerWith(cfg config.Config, log *slog.Logger, reqLog *gateway.RequestL
 		Pre:             w.pre,
 		Routes:          w.routes,
 		Logger:          log,
-		RequestLog:      reqLog,
 		ListenAddr:      cfg.ListenAddr,
 		BodyLimit:       cfg.BodyLimit,
 		Ready:           postgrestReady(cfg),
@@ -258,10 +219,11 @@ func newServerWith(cfg config.Config, log *slog.Logger, reqLog *gateway.RequestL
 	return srv, slugs, cleanup, nil
 }
 
-// warnMissingFunctionSettings names (never prints) function secrets that
+// warnMissingFunctionSettings names (never prints) function settings that
 // are missing. They do not stop start-up — the original answers specific
 // 500s at request time and so does the gateway — but an operator should not
-// have to discover them from a failed request.
+// have to discover them from a failed request. The signing secrets are not
+// among them: config.Load refuses a missing or malformed one.
 func warnMissingFunctionSettings(log *slog.Logger, cfg config.Config) {
 	missing := func(name string, bad bool) {
 		if bad {
@@ -271,9 +233,6 @@ func warnMissingFunctionSettings(log *slog.Logger, cfg config.Config) {
 	missing("SUPABASE_URL", cfg.SupabaseURLRaw == "")
 	missing("SUPABASE_ANON_KEY", cfg.SupabaseAnonKey == "")
 	missing("SUPABASE_SERVICE_ROLE_KEY", cfg.SupabaseServiceRoleKey == "")
-	// The original measures JavaScript string length: UTF-16 code units.
-	missing("MCP_JWT_SECRET", len(utf16.Encode([]rune(cfg.MCPJWTSecret))) < 32)
-	missing("JWT_SECRET", !strings.HasPrefix(cfg.JWTSecret, "{"))
 }
 
 func urlString(u *url.URL) string {

@@ -53,8 +53,8 @@ func TestMetricsAndAuditAfterTraffic(t *testing.T) {
 		t.Fatal(err)
 	}
 	var auditLog syncBuffer
-	// The JSON audit log as main builds it, fast path included.
-	w, err := buildFunctions(cfg, slog.New(slog.DiscardHandler), newAuditLogs(cfg, &auditLog))
+	// The JSON audit log as main builds it.
+	w, err := buildFunctions(cfg, slog.New(slog.DiscardHandler), newAuditLog(cfg, &auditLog))
 	if err != nil {
 		t.Fatal(err)
 	}
