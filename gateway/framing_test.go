@@ -4,32 +4,39 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
-	"net/textproto"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/labstack/echo/v4"
 )
 
-// framingServer serves a gateway whose one function counts the requests it
-// sees and answers each with its query string, and returns its address.
-func framingServer(t *testing.T) (addr string, handled *atomic.Int32) {
+// framingServer serves, on a real listener, a gateway whose one function
+// counts the requests it sees, reads each body whole and answers "seen
+// <query> <body length>", and returns its address.
+func framingServer(t *testing.T, opts Options) (addr string, handled *atomic.Int32) {
 	t.Helper()
 	handled = new(atomic.Int32)
 	fn := Function{Slug: "f", Register: func(g *echo.Group) {
 		g.Any("", func(c echo.Context) error {
 			handled.Add(1)
-			_, _ = io.Copy(io.Discard, c.Request().Body)
-			return c.String(http.StatusOK, "seen "+c.Request().URL.RawQuery)
+			n, err := io.Copy(io.Discard, c.Request().Body)
+			if err != nil {
+				return err
+			}
+			return c.String(http.StatusOK, "seen "+c.Request().URL.RawQuery+" "+strconv.FormatInt(n, 10))
 		})
 	}}
-	s, _ := newTestServer(t, Options{Functions: []Function{fn}})
+	opts.Functions = []Function{fn}
+	s, _ := newTestServer(t, opts)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -41,112 +48,23 @@ func framingServer(t *testing.T) (addr string, handled *atomic.Int32) {
 	return ln.Addr().String(), handled
 }
 
-// exchange writes raw to a new connection and reads every response until
-// the server closes the connection (or 3 s pass, which fails the test: the
-// connection must close).
-func exchange(t *testing.T, addr, raw string) []*http.Response {
+// answer is what a test asserts of one response.
+type answer struct {
+	Status int
+	Close  bool // the response says Connection: close
+	Body   string
+}
+
+// exchange holds a conversation on a new connection: it writes each part
+// but the last and reads one response to it (the connection kept alive),
+// then writes the last part, from a goroutine so a server that stops
+// reading cannot block the test, and reads until the server closes the
+// connection. It fails the test unless the connection ends with a clean
+// close (FIN, io.EOF) within 5 s: a reset (ECONNRESET), as a client whose
+// request was refused early would see it, or a connection left open fails.
+// It returns every response read, in order.
+func exchange(t *testing.T, addr string, parts ...string) []answer {
 	t.Helper()
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := io.WriteString(conn, raw); err != nil {
-		t.Fatal(err)
-	}
-	_ = conn.SetReadDeadline(time.Now().Add(3 * time.Second))
-	rd := bufio.NewReader(conn)
-	var out []*http.Response
-	for {
-		resp, err := http.ReadResponse(rd, nil)
-		if err != nil {
-			if ne, ok := err.(net.Error); ok && ne.Timeout() {
-				t.Fatalf("connection still open after %d responses", len(out))
-			}
-			return out
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body = io.NopCloser(strings.NewReader(string(body)))
-		out = append(out, resp)
-	}
-}
-
-const smuggled = "GET /functions/v1/f?smuggled HTTP/1.1\r\nHost: x\r\n\r\n"
-
-// TestAmbiguousFraming: a request whose length is framed two ways (both
-// Transfer-Encoding and Content-Length, RFC 9112 §6.1) is refused with 400
-// and Connection: close before any handler runs, and a request smuggled in
-// its body is never answered (issue 15 item 1). Other framings Go refuses
-// itself also end the connection; ordinary keep-alive traffic is unchanged.
-func TestAmbiguousFraming(t *testing.T) {
-	addr, handled := framingServer(t)
-	chunkedBody := "0\r\n\r\n" + smuggled
-	tests := []struct {
-		name       string
-		raw        string
-		wantStatus []int // one per response, in order
-		wantCalls  int32
-	}{
-		{"TE chunked then CL, smuggled request",
-			"POST /functions/v1/f HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: " + strconv.Itoa(len(chunkedBody)) + "\r\n\r\n" + chunkedBody,
-			[]int{400}, 0},
-		{"CL then TE, smuggled request",
-			"POST /functions/v1/f HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n" + chunkedBody,
-			[]int{400}, 0},
-		{"lower-case names, upper-case value",
-			"POST /functions/v1/f HTTP/1.1\r\nhost: x\r\ncontent-length: 5\r\ntransfer-encoding: CHUNKED\r\n\r\n" + chunkedBody,
-			[]int{400}, 0},
-		{"both on HTTP/1.0",
-			"POST /functions/v1/f HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n" + chunkedBody,
-			[]int{400}, 0},
-		{"both on a GET",
-			"GET /functions/v1/f HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n" + chunkedBody,
-			[]int{400}, 0},
-		{"both on an unknown path",
-			"POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n" + chunkedBody,
-			[]int{400}, 0},
-		{"two different Content-Length (Go refuses)",
-			"POST /functions/v1/f HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd" + smuggled,
-			[]int{400}, 0},
-		{"Transfer-Encoding other than chunked (Go refuses)",
-			"POST /functions/v1/f HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n" + chunkedBody,
-			[]int{501}, 0},
-		{"Transfer-Encoding identity with Content-Length (Go refuses)",
-			"POST /functions/v1/f HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: identity\r\nContent-Length: 5\r\n\r\n" + chunkedBody,
-			[]int{501}, 0},
-		{"chunked alone: answered, then the connection closes",
-			"POST /functions/v1/f?first HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + chunkedBody,
-			[]int{200}, 1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			before := handled.Load()
-			resps := exchange(t, addr, tt.raw)
-			var got []int
-			for _, r := range resps {
-				got = append(got, r.StatusCode)
-				if b, _ := io.ReadAll(r.Body); strings.Contains(string(b), "smuggled") {
-					t.Errorf("the smuggled request was answered: %s", b)
-				}
-			}
-			if len(got) != len(tt.wantStatus) || (len(got) > 0 && got[0] != tt.wantStatus[0]) {
-				t.Fatalf("statuses %v, want %v", got, tt.wantStatus)
-			}
-			if !resps[0].Close {
-				t.Errorf("first response lacks Connection: close: %v", resps[0].Header)
-			}
-			if calls := handled.Load() - before; calls != tt.wantCalls {
-				t.Errorf("handler ran %d times, want %d", calls, tt.wantCalls)
-			}
-		})
-	}
-}
-
-// TestFramingKeepAlive: requests framed by Content-Length alone keep the
-// connection, and an ambiguous request later on the same connection is still
-// recognised (the guard stays in step with the request boundaries).
-func TestFramingKeepAlive(t *testing.T) {
-	addr, handled := framingServer(t)
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -154,162 +72,303 @@ func TestFramingKeepAlive(t *testing.T) {
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
 	rd := bufio.NewReader(conn)
-	roundTrip := func(raw string) *http.Response {
+	var out []answer
+	for _, p := range parts[:len(parts)-1] {
+		if _, err := io.WriteString(conn, p); err != nil {
+			t.Fatal(err)
+		}
+		a, err := readAnswer(rd)
+		if err != nil {
+			t.Fatalf("response %d: %v", len(out)+1, err)
+		}
+		out = append(out, a)
+	}
+	go func() {
+		// The server may stop reading and close: the error is expected.
+		_, _ = io.WriteString(conn, parts[len(parts)-1])
+	}()
+	rest, err := io.ReadAll(rd)
+	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			t.Fatalf("connection still open after 5 s; read %q", rest)
+		}
+		t.Fatalf("connection ended with %v, want a clean close (io.EOF); read %q", err, rest)
+	}
+	rd = bufio.NewReader(bytes.NewReader(rest))
+	for {
+		if _, err := rd.Peek(1); err == io.EOF {
+			return out
+		}
+		a, err := readAnswer(rd)
+		if err != nil {
+			t.Fatalf("response %d: %v; read %q", len(out)+1, err, rest)
+		}
+		out = append(out, a)
+	}
+}
+
+// readAnswer reads one response.
+func readAnswer(rd *bufio.Reader) (answer, error) {
+	resp, err := http.ReadResponse(rd, nil)
+	if err != nil {
+		return answer{}, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return answer{}, err
+	}
+	return answer{resp.StatusCode, resp.Close, string(body)}, nil
+}
+
+// smuggled is a request hidden in another request's body; it must never be
+// answered.
+const smuggled = "GET /functions/v1/f?smuggled HTTP/1.1\r\nHost: x\r\n\r\n"
+
+// chunkedBody is an empty chunked body followed by the smuggled request.
+const chunkedBody = "0\r\n\r\n" + smuggled
+
+// goRefusal is how net/http itself answers a request it refuses before any
+// handler runs.
+func goRefusal(status int, body string) []answer {
+	return []answer{{status, true, body}}
+}
+
+// TestTransferEncodingClosesConnection: every request that carries
+// Transfer-Encoding (RFC 9112 §6.1), and every HTTP/1.0 request kept alive
+// (net/http drops Transfer-Encoding from those before a handler can see
+// it), is answered with Connection: close and nothing after it on the
+// connection is answered, whatever the spelling of the framing headers.
+// net/http frames a request that has both by Transfer-Encoding and removes
+// Content-Length, so the function answers it; the framings net/http
+// refuses itself end the connection without reaching the function.
+func TestTransferEncodingClosesConnection(t *testing.T) {
+	addr, handled := framingServer(t, Options{})
+	post := func(headers string) string {
+		return "POST /functions/v1/f?first HTTP/1.1\r\nHost: x\r\n" + headers + "\r\n" + chunkedBody
+	}
+	cl := "Content-Length: " + strconv.Itoa(len(chunkedBody)) + "\r\n"
+	served := []answer{{200, true, "seen first 0"}}
+	tests := []struct {
+		name      string
+		raw       string
+		want      []answer
+		wantCalls int32
+	}{
+		{"chunked alone", post("Transfer-Encoding: chunked\r\n"), served, 1},
+		{"TE then CL", post("Transfer-Encoding: chunked\r\n" + cl), served, 1},
+		{"CL then TE", post(cl + "Transfer-Encoding: chunked\r\n"), served, 1},
+		{"short CL", post("Transfer-Encoding: chunked\r\nContent-Length: 5\r\n"), served, 1},
+		{"lower-case names, upper-case value", post("transfer-encoding: CHUNKED\r\ncontent-length: 5\r\n"), served, 1},
+		{"no space after the colon", post("Transfer-Encoding:chunked\r\nContent-Length:5\r\n"), served, 1},
+		{"spaces and tabs around the value", post("Transfer-Encoding: \t chunked \t\r\nContent-Length: 5\r\n"), served, 1},
+		{"the same CL twice", post("Content-Length: 5\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n"), served, 1},
+		{"bare LF line ends", "POST /functions/v1/f?first HTTP/1.1\nHost: x\nTransfer-Encoding: chunked\nContent-Length: 5\n\n" + chunkedBody, served, 1},
+		{"obs-fold of the TE value", post("Transfer-Encoding:\r\n chunked\r\nContent-Length: 5\r\n"), served, 1},
+		{"on a GET", "GET /functions/v1/f?first HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n" + chunkedBody, served, 1},
+		{"on an unknown path", "POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n" + chunkedBody,
+			[]answer{{404, true, notFoundBody}}, 0},
+		// HTTP/1.0 has no Transfer-Encoding: net/http ignores it and frames
+		// by Content-Length, and the gateway closes every HTTP/1.0
+		// connection after one answer.
+		{"TE and CL on HTTP/1.0", "POST /functions/v1/f?first HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n" + chunkedBody,
+			[]answer{{200, true, "seen first 5"}}, 1},
+		{"TE alone on HTTP/1.0", "POST /functions/v1/f?first HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n" + chunkedBody,
+			[]answer{{200, true, "seen first 0"}}, 1},
+		// Refused by net/http before any handler runs.
+		{"two TE lines", post("Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n"),
+			goRefusal(501, "Unsupported transfer encoding"), 0},
+		{"identity, chunked", post("Transfer-Encoding: identity, chunked\r\nContent-Length: 5\r\n"),
+			goRefusal(501, "Unsupported transfer encoding"), 0},
+		{"chunked, identity", post("Transfer-Encoding: chunked, identity\r\n"),
+			goRefusal(501, "Unsupported transfer encoding"), 0},
+		{"gzip, chunked", post("Transfer-Encoding: gzip, chunked\r\n"),
+			goRefusal(501, "Unsupported transfer encoding"), 0},
+		{"identity with CL", post("Transfer-Encoding: identity\r\nContent-Length: 5\r\n"),
+			goRefusal(501, "Unsupported transfer encoding"), 0},
+		{"TE with two different CL", post("Transfer-Encoding: chunked\r\nContent-Length: 3\r\nContent-Length: 4\r\n"),
+			goRefusal(400, "400 Bad Request"), 0},
+		{"two different CL", "POST /functions/v1/f HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd" + smuggled,
+			goRefusal(400, "400 Bad Request"), 0},
+		{"space before the colon", post("Transfer-Encoding : chunked\r\nContent-Length: 5\r\n"),
+			goRefusal(400, "400 Bad Request: invalid header name"), 0},
+		{"obs-fold as the first header line", "POST /functions/v1/f HTTP/1.1\r\n Transfer-Encoding: chunked\r\nHost: x\r\nContent-Length: 5\r\n\r\n" + chunkedBody,
+			goRefusal(400, "400 Bad Request"), 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := handled.Load()
+			got := exchange(t, addr, tt.raw)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("responses until the connection closed (-want +got):\n%s", diff)
+			}
+			if calls := handled.Load() - before; calls != tt.wantCalls {
+				t.Errorf("function ran %d times, want %d", calls, tt.wantCalls)
+			}
+		})
+	}
+}
+
+// TestBlankLineBeforeChunkedRequest: net/http skips up to four CR or LF
+// bytes after a POST. On a kept-alive connection, after a POST framed by
+// Content-Length has been answered, such a blank line and then a chunked
+// request (with a Content-Length as well) is answered exactly as that
+// chunked request alone on a new connection, with Connection: close, and
+// nothing after it is answered — neither a request after its body nor one
+// its chunk swallows as data.
+func TestBlankLineBeforeChunkedRequest(t *testing.T) {
+	addr, handled := framingServer(t, Options{})
+	chunked := "POST /functions/v1/f?second HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n"
+	// A chunk longer than the Content-Length: it takes in the request
+	// after it as data.
+	long := "GET /functions/v1/f?swallowed HTTP/1.1\r\nHost: x\r\n\r\n"
+	bodies := []struct {
+		name, body string
+		length     int // of the chunked body's data
+	}{
+		{"request after the body", chunkedBody, 0},
+		{"chunk longer than CL", strconv.FormatInt(int64(len(long)), 16) + "\r\n" + long + "\r\n0\r\n\r\n" + smuggled, len(long)},
+	}
+	for _, b := range bodies {
+		alone := exchange(t, addr, chunked+b.body)
+		want := []answer{{200, true, "seen second " + strconv.Itoa(b.length)}}
+		if diff := cmp.Diff(want, alone); diff != "" {
+			t.Errorf("%s, alone on a connection (-want +got):\n%s", b.name, diff)
+		}
+		for _, blank := range []string{"\r\n", "\n", "\r\r\n"} {
+			t.Run(b.name+"/"+strconv.Quote(blank), func(t *testing.T) {
+				before := handled.Load()
+				first := "POST /functions/v1/f?first HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc"
+				got := exchange(t, addr, first, blank+chunked+b.body)
+				want := append([]answer{{200, false, "seen first 3"}}, alone...)
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("responses until the connection closed (-want +got):\n%s", diff)
+				}
+				if calls := handled.Load() - before; calls != 2 {
+					t.Errorf("function ran %d times, want 2", calls)
+				}
+			})
+		}
+	}
+}
+
+// TestContentLengthKeepsConnection: requests framed by Content-Length
+// alone, or with no body, keep the connection open, whatever their bodies
+// look like.
+func TestContentLengthKeepsConnection(t *testing.T) {
+	addr, handled := framingServer(t, Options{})
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	rd := bufio.NewReader(conn)
+	roundTrip := func(raw string) answer {
 		t.Helper()
 		if _, err := io.WriteString(conn, raw); err != nil {
 			t.Fatal(err)
 		}
-		resp, err := http.ReadResponse(rd, nil)
+		a, err := readAnswer(rd)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		return resp
+		return a
 	}
 	body := "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n" // looks like headers, is a body
-	for i, q := range []string{"a", "b", "c"} {
-		r := roundTrip("POST /functions/v1/f?" + q + " HTTP/1.1\r\nHost: x\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body)
-		if r.StatusCode != 200 || r.Close {
-			t.Fatalf("request %d: %d close=%v", i, r.StatusCode, r.Close)
-		}
+	var got []answer
+	for _, q := range []string{"a", "b", "c"} {
+		got = append(got, roundTrip("POST /functions/v1/f?"+q+" HTTP/1.1\r\nHost: x\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"+body))
 	}
-	r := roundTrip("GET /functions/v1/f?d HTTP/1.1\r\nHost: x\r\n\r\n")
-	if r.StatusCode != 200 || r.Close {
-		t.Fatalf("bodiless request: %d close=%v", r.StatusCode, r.Close)
-	}
-	r = roundTrip("POST /functions/v1/f?e HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
-	if r.StatusCode != 400 || !r.Close {
-		t.Fatalf("ambiguous request after keep-alive traffic: %d close=%v", r.StatusCode, r.Close)
+	got = append(got, roundTrip("GET /functions/v1/f?d HTTP/1.1\r\nHost: x\r\n\r\n"))
+	n := strconv.Itoa(len(body))
+	want := []answer{{200, false, "seen a " + n}, {200, false, "seen b " + n}, {200, false, "seen c " + n}, {200, false, "seen d 0"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("responses (-want +got):\n%s", diff)
 	}
 	if n := handled.Load(); n != 4 {
-		t.Fatalf("handler ran %d times, want 4", n)
+		t.Errorf("function ran %d times, want 4", n)
 	}
 }
 
-// FuzzFramingTracker feeds arbitrary bytes, in arbitrary pieces, through the
-// smuggling guard's tracker: it must not panic and must keep its header
-// buffer bounded, whatever the input and however it is split.
-// FuzzFramingTracker feeds the same bytes, cut in the same pieces, to the
-// tracker and to referenceTracker, a byte-at-a-time tracker that parses
-// every header block with textproto as net/http does, and requires the same
-// state after every piece.
-func FuzzFramingTracker(f *testing.F) {
-	f.Add([]byte("POST / HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"), uint8(3))
-	f.Add([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\n\r\n"), uint8(1))
-	f.Add([]byte("POST / HTTP/1.1\nContent-Length: 3\n\nabcPOST / HTTP/1.1\ntransfer-encoding: x\ncontent-length: 1\n\n"), uint8(7))
-	f.Add([]byte("POST / HTTP/1.1\r\nX: a\r\n b\r\nContent-Length:\t 2 \r\n\r\nhiGET / HTTP/1.1\r\nBad Name: 1\r\n\r\n"), uint8(5))
-	f.Fuzz(func(t *testing.T, data []byte, piece uint8) {
-		c, ref := &framingConn{}, &referenceTracker{}
-		n := int(piece)%16 + 1
-		for len(data) > 0 {
-			k := min(n, len(data))
-			c.observe(data[:k])
-			ref.observe(data[:k])
-			data = data[k:]
-			if len(c.header) > maxTrackedHeader+16 {
-				t.Fatalf("header buffer grew to %d bytes", len(c.header))
-			}
-			if c.ambiguous != ref.ambiguous || c.stopped != ref.stopped || c.skip != ref.skip || !bytes.Equal(c.header, ref.header) {
-				t.Fatalf("after a piece ending %d bytes from the end:\n got ambiguous=%v stopped=%v skip=%d header=%q\nwant ambiguous=%v stopped=%v skip=%d header=%q",
-					len(data), c.ambiguous, c.stopped, c.skip, c.header, ref.ambiguous, ref.stopped, ref.skip, ref.header)
-			}
-		}
-	})
-}
-
-// referenceTracker is the framing tracker in its plainest form: it looks at
-// one byte at a time and hands every header block to textproto.
-type referenceTracker struct {
-	header             []byte
-	skip               int64
-	stopped, ambiguous bool
-}
-
-func (c *referenceTracker) observe(b []byte) {
-	for len(b) > 0 && !c.stopped {
-		if c.skip > 0 {
-			k := min(int64(len(b)), c.skip)
-			c.skip -= k
-			b = b[k:]
-			continue
-		}
-		i := 0
-		for ; i < len(b); i++ {
-			c.header = append(c.header, b[i])
-			if b[i] == '\n' && (bytes.HasSuffix(c.header, []byte("\n\n")) || bytes.HasSuffix(c.header, []byte("\n\r\n"))) {
-				i++
-				c.endOfHeader()
-				break
-			}
-		}
-		b = b[i:]
-		if len(c.header) > maxTrackedHeader {
-			c.stopped = true
-		}
+// TestEarlyAnswersEndWithFIN: the answers net/http and the gateway give
+// before reading a whole request (a malformed request line, a header block
+// over the limit, a body over the limit) end with the server's clean close,
+// so the client reads the answer and then io.EOF — never a reset, which can
+// also destroy the answer before the client reads it.
+func TestEarlyAnswersEndWithFIN(t *testing.T) {
+	const limit = 1 << 10
+	addr, handled := framingServer(t, Options{BodyLimit: limit})
+	big := strings.Repeat("a", http.DefaultMaxHeaderBytes+64<<10)
+	over := strings.Repeat("b", 4<<20)
+	var chunks strings.Builder
+	for range 64 {
+		chunks.WriteString("10000\r\n" + strings.Repeat("c", 1<<16) + "\r\n")
 	}
-}
-
-func (c *referenceTracker) endOfHeader() {
-	block := c.header
-	c.header = c.header[:0]
-	_, rest, ok := bytes.Cut(block, []byte("\n"))
-	if !ok {
-		c.stopped = true
-		return
-	}
-	h, err := textproto.NewReader(bufio.NewReader(bytes.NewReader(rest))).ReadMIMEHeader()
-	if err != nil && err != io.EOF {
-		c.stopped = true
-		return
-	}
-	te, cl := h.Values("Transfer-Encoding"), h.Values("Content-Length")
-	switch {
-	case len(te) > 0:
-		c.ambiguous = c.ambiguous || len(cl) > 0
-		c.stopped = true
-	case len(cl) > 0:
-		n, err := strconv.ParseInt(strings.TrimSpace(cl[0]), 10, 64)
-		if err != nil || n < 0 {
-			c.stopped = true
-			return
-		}
-		c.skip = n
-	}
-}
-
-// TestScanFraming checks the fast header scan against textproto on the
-// blocks it handles and that it defers the others.
-func TestScanFraming(t *testing.T) {
+	tooLarge := `{"error":"Request body too large"}`
 	tests := []struct {
-		block  string
-		want   framing
-		scanOK bool
+		name string
+		raw  string
+		want []answer
 	}{
-		{"Host: x\r\n\r\n", framing{}, true},
-		{"content-LENGTH:  12 \r\nContent-Length: 13\r\n\r\n", framing{hasCL: true, firstCL: "12"}, true},
-		{"Transfer-Encoding: chunked\nContent-Length: 1\n\n", framing{hasTE: true, hasCL: true, firstCL: "1"}, true},
-		{"X-Empty:\r\n\r\n", framing{}, true},
-		{"X: a\r\n folded\r\nContent-Length: 3\r\n\r\n", framing{hasCL: true, firstCL: "3"}, false},
-		{"Bad Name: 1\r\n\r\n", framing{}, false},
-		{"NoColon\r\n\r\n", framing{}, false},
-		{"X: a\x01b\r\n\r\n", framing{}, false},
+		{"malformed request line", "NOT A REQUEST\r\n\r\n", goRefusal(400, "400 Bad Request")},
+		{"header block over the limit", "GET /functions/v1/f HTTP/1.1\r\nHost: x\r\nX-Big: " + big + "\r\n\r\n",
+			goRefusal(431, "431 Request Header Fields Too Large")},
+		{"declared body over the limit", "POST /functions/v1/f HTTP/1.1\r\nHost: x\r\nContent-Length: " + strconv.Itoa(len(over)) + "\r\n\r\n" + over,
+			[]answer{{413, true, tooLarge}}},
+		{"chunked body over the limit", "POST /functions/v1/f HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks.String() + "0\r\n\r\n",
+			[]answer{{413, true, tooLarge}}},
 	}
 	for _, tt := range tests {
-		got, ok := scanFraming([]byte(tt.block))
-		if ok != tt.scanOK {
-			t.Errorf("scanFraming(%q) ok = %v, want %v", tt.block, ok, tt.scanOK)
-			continue
-		}
-		if !ok {
-			continue
-		}
-		ref, refOK := parseFraming([]byte(tt.block))
-		if !refOK || strings.TrimSpace(ref.firstCL) != strings.TrimSpace(got.firstCL) || ref.hasCL != got.hasCL || ref.hasTE != got.hasTE {
-			t.Errorf("scanFraming(%q) = %+v, textproto says %+v (ok %v)", tt.block, got, ref, refOK)
-		}
-		got.firstCL = strings.TrimSpace(got.firstCL)
-		if got != tt.want {
-			t.Errorf("scanFraming(%q) = %+v, want %+v", tt.block, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			got := exchange(t, addr, tt.raw)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("responses (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if n := handled.Load(); n != 1 {
+		t.Errorf("function ran %d times, want 1 (the chunked request)", n)
+	}
+}
+
+// TestFramingRefusesVisibleTEAndCL: when a request reaches the gateway with
+// both Transfer-Encoding and Content-Length visible (net/http's server
+// removes Content-Length first, so only a handler embedding the gateway
+// elsewhere can see both), it is refused before any route runs.
+func TestFramingRefusesVisibleTEAndCL(t *testing.T) {
+	s, _ := newTestServer(t, Options{Functions: []Function{echoFunction("f")}})
+	tests := []struct {
+		name  string
+		setup func(r *http.Request)
+		want  response
+	}{
+		{"TE field and CL header", func(r *http.Request) {
+			r.TransferEncoding = []string{"chunked"}
+			r.ContentLength = -1
+			r.Header.Set("Content-Length", "5")
+		}, response{400, "text/plain; charset=utf-8", framingRefusal, map[string]string{"Connection": "close"}}},
+		{"TE header and a length", func(r *http.Request) {
+			r.Header.Set("Transfer-Encoding", "chunked")
+			r.ContentLength = 5
+		}, response{400, "text/plain; charset=utf-8", framingRefusal, map[string]string{"Connection": "close"}}},
+		{"TE alone", func(r *http.Request) {
+			r.TransferEncoding = []string{"chunked"}
+			r.ContentLength = -1
+		}, response{200, "text/plain; charset=UTF-8", "f POST /functions/v1/f", map[string]string{"Connection": "close"}}},
+		{"neither", func(r *http.Request) {}, response{200, "text/plain; charset=UTF-8", "f POST /functions/v1/f", map[string]string{"Connection": ""}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := httptest.NewRequest("POST", "/functions/v1/f", strings.NewReader("0\r\n\r\n"))
+			tt.setup(req)
+			rec := httptest.NewRecorder()
+			s.Handler().ServeHTTP(rec, req)
+			got := response{Status: rec.Code, ContentType: rec.Header().Get("Content-Type"), Body: rec.Body.String(),
+				Header: map[string]string{"Connection": rec.Header().Get("Connection")}}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -106,9 +106,6 @@ type RequestLogConfig struct {
 	// Observe, when set, receives every request, skipped or not, for
 	// metrics.
 	Observe func(function, method string, status int, d time.Duration, stream bool)
-	// Fast, when set, writes the lines without slog (see RequestLog); it
-	// must write where Logger writes, in Logger's format (JSON).
-	Fast *RequestLog
 }
 
 // maxLoggedPath truncates logged paths; the functions' paths are short and
@@ -192,8 +189,8 @@ func logRequestOf(c echo.Context, cfg RequestLogConfig, elapsed time.Duration) {
 	if res.Status >= 500 {
 		level = slog.LevelWarn
 	}
-	logRequest(req.Context(), cfg.Logger, cfg.Fast, level, requestLine{
-		method: req.Method, path: path, function: info.function, requestID: info.id,
+	logRequest(req.Context(), cfg.Logger, level, requestLine{
+		method: req.Method, path: path, function: info.function,
 		status: res.Status, elapsed: elapsed, bytes: res.Size,
 	})
 }

@@ -3,172 +3,138 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
+	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest/logline"
+	"github.com/google/go-cmp/cmp"
 )
 
-// TestRequestLogMatchesSlog pins the fast request line to the bytes slog's
-// JSONHandler writes through the process logger for the same request, and
-// checks that values needing escapes are handed back to slog.
-func TestRequestLogMatchesSlog(t *testing.T) {
+// parseLogLine decodes one JSON log line, checks that its time is an
+// RFC 3339 timestamp and replaces it with "T", so lines compare exactly.
+func parseLogLine(t *testing.T, line string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(line), &m); err != nil {
+		t.Fatalf("log line is not JSON: %q: %v", line, err)
+	}
+	ts, _ := m["time"].(string)
+	if _, err := time.Parse(time.RFC3339Nano, ts); err != nil {
+		t.Errorf("time %q: %v", m["time"], err)
+	}
+	m["time"] = "T"
+	return m
+}
+
+// TestRequestLogLine pins the request line, logged through the process
+// logger's JSON handler, for every kind of value it carries.
+func TestRequestLogLine(t *testing.T) {
 	tests := []struct {
-		name     string
-		level    slog.Level
-		line     requestLine
-		wantFast bool
+		name      string
+		level     slog.Level
+		requestID string
+		line      requestLine
+		want      string
 	}{
-		{"401", slog.LevelInfo, requestLine{"POST", "/functions/v1/mcp-server", "mcp-server", "0123456789abcdef0123456789abcdef", 401, 52 * time.Microsecond, 80}, true},
-		{"500 at warn", slog.LevelWarn, requestLine{"GET", "/mcp-tokens", "mcp-tokens", "req-1", 500, 1500 * time.Microsecond, 33}, true},
-		{"no function", slog.LevelInfo, requestLine{"GET", "/nope", "", "x", 404, 0, 0}, true},
-		{"no request id", slog.LevelInfo, requestLine{"GET", "/x", "", "", 404, 999 * time.Nanosecond, 0}, true},
-		{"long duration", slog.LevelInfo, requestLine{"POST", "/functions/v1/mcp-server", "mcp-server", "r", 200, 12345678 * time.Microsecond, 1 << 40}, true},
-		{"html characters", slog.LevelInfo, requestLine{"GET", "/a<b>&c'd", "", "id<>&", 404, time.Millisecond, 1}, true},
-		{"quote in the path", slog.LevelInfo, requestLine{"GET", `/a"b`, "", "r", 404, time.Millisecond, 1}, false},
-		{"backslash in the id", slog.LevelInfo, requestLine{"GET", "/a", "", `r\1`, 404, time.Millisecond, 1}, false},
-		{"non-ASCII path", slog.LevelInfo, requestLine{"GET", "/é…", "", "r", 404, time.Millisecond, 1}, false},
-		{"control character", slog.LevelInfo, requestLine{"GET", "/a\nb", "", "r", 404, time.Millisecond, 1}, false},
+		{"401", slog.LevelInfo, "0123456789abcdef0123456789abcdef",
+			requestLine{"POST", "/functions/v1/mcp-server", "mcp-server", 401, 52 * time.Microsecond, 80},
+			`{"time":"T","level":"INFO","msg":"request","version":"v1.2.3","method":"POST","path":"/functions/v1/mcp-server","function":"mcp-server","status":401,"duration_ms":0.052,"bytes":80,"request_id":"0123456789abcdef0123456789abcdef"}`},
+		{"500 at warn", slog.LevelWarn, "req-1",
+			requestLine{"GET", "/mcp-tokens", "mcp-tokens", 500, 1500 * time.Microsecond, 33},
+			`{"time":"T","level":"WARN","msg":"request","version":"v1.2.3","method":"GET","path":"/mcp-tokens","function":"mcp-tokens","status":500,"duration_ms":1.5,"bytes":33,"request_id":"req-1"}`},
+		{"no function, sub-microsecond", slog.LevelInfo, "x",
+			requestLine{"GET", "/nope", "", 404, 999 * time.Nanosecond, 0},
+			`{"time":"T","level":"INFO","msg":"request","version":"v1.2.3","method":"GET","path":"/nope","function":"","status":404,"duration_ms":0,"bytes":0,"request_id":"x"}`},
+		{"no request id", slog.LevelInfo, "",
+			requestLine{"GET", "/x", "", 404, time.Millisecond, 0},
+			`{"time":"T","level":"INFO","msg":"request","version":"v1.2.3","method":"GET","path":"/x","function":"","status":404,"duration_ms":1,"bytes":0}`},
+		{"long duration, large body", slog.LevelInfo, "r",
+			requestLine{"POST", "/functions/v1/mcp-server", "mcp-server", 200, 12345678 * time.Microsecond, 1 << 40},
+			`{"time":"T","level":"INFO","msg":"request","version":"v1.2.3","method":"POST","path":"/functions/v1/mcp-server","function":"mcp-server","status":200,"duration_ms":12345.678,"bytes":1099511627776,"request_id":"r"}`},
+		{"characters JSON escapes", slog.LevelInfo, "r",
+			requestLine{"GET", "/a\"b\\c<d>&\n\x01é", "", 404, time.Millisecond, 1},
+			`{"time":"T","level":"INFO","msg":"request","version":"v1.2.3","method":"GET","path":"/a\"b\\c<d>&\n\u0001é","function":"","status":404,"duration_ms":1,"bytes":1,"request_id":"r"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var slogOut, fastOut bytes.Buffer
-			log := slog.New(NewLogHandler(slog.NewJSONHandler(&slogOut, nil))).With(slog.String("version", "v1.2.3"))
+			var out bytes.Buffer
+			log := slog.New(NewLogHandler(slog.NewJSONHandler(&out, nil))).With(slog.String("version", "v1.2.3"))
 			ctx := context.Background()
-			if tt.line.requestID != "" {
-				ctx = WithRequestID(ctx, tt.line.requestID)
+			if tt.requestID != "" {
+				ctx = WithRequestID(ctx, tt.requestID)
 			}
-			logRequest(ctx, log, nil, tt.level, tt.line)
-
-			fast, err := NewRequestLog(&fastOut, slog.LevelInfo, slog.String("version", "v1.2.3"))
-			if err != nil {
+			logRequest(ctx, log, tt.level, tt.line)
+			lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+			if len(lines) != 1 {
+				t.Fatalf("wrote %d lines, want 1: %q", len(lines), out.String())
+			}
+			var want map[string]any
+			if err := json.Unmarshal([]byte(tt.want), &want); err != nil {
 				t.Fatal(err)
 			}
-			if got := fast.write(tt.level, tt.line); got != tt.wantFast {
-				t.Fatalf("fast path taken = %v, want %v", got, tt.wantFast)
+			if diff := cmp.Diff(want, parseLogLine(t, lines[0])); diff != "" {
+				t.Errorf("request line (-want +got):\n%s", diff)
 			}
-			if !tt.wantFast {
-				if fastOut.Len() != 0 {
-					t.Errorf("declined line was written: %q", fastOut.String())
-				}
-				return
-			}
-			logline.Same(t, fastOut.String(), slogOut.String())
 		})
 	}
 }
 
+// TestRequestLogLevel: the request line honours the logger's level (a 5xx
+// line is WARN, every other INFO).
 func TestRequestLogLevel(t *testing.T) {
 	var out bytes.Buffer
-	fast, err := NewRequestLog(&out, slog.LevelWarn)
-	if err != nil {
-		t.Fatal(err)
-	}
 	log := slog.New(slog.NewJSONHandler(&out, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	logRequest(context.Background(), log, fast, slog.LevelInfo, requestLine{method: "GET", path: "/", status: 200})
+	logRequest(context.Background(), log, slog.LevelInfo, requestLine{method: "GET", path: "/", status: 200})
 	if out.Len() != 0 {
 		t.Errorf("info line written at level warn: %q", out.String())
 	}
-	logRequest(context.Background(), log, fast, slog.LevelWarn, requestLine{method: "GET", path: "/", status: 500})
-	if !strings.Contains(out.String(), `"level":"WARN","msg":"request","method":"GET"`) {
-		t.Errorf("warn line = %q", out.String())
+	logRequest(context.Background(), log, slog.LevelWarn, requestLine{method: "GET", path: "/", status: 500})
+	want := map[string]any{"time": "T", "level": "WARN", "msg": "request", "method": "GET", "path": "/",
+		"function": "", "status": float64(500), "duration_ms": float64(0), "bytes": float64(0)}
+	if diff := cmp.Diff(want, parseLogLine(t, strings.TrimSuffix(out.String(), "\n"))); diff != "" {
+		t.Errorf("warn line (-want +got):\n%s", diff)
 	}
-	if _, err := NewRequestLog(&out, slog.LevelInfo, slog.Int("n", 1)); err == nil {
-		t.Error("a non-string attribute was accepted")
+}
+
+// TestRequestLogThroughServer pins the lines the server writes for a
+// request whose path needs escaping and for one whose path is over the
+// logged length.
+func TestRequestLogThroughServer(t *testing.T) {
+	s, logs := newTestServer(t, Options{Functions: []Function{echoFunction("f")}})
+	long := "/functions/v1/f/" + strings.Repeat("x", 300)
+	tests := []struct {
+		target string
+		want   map[string]any
+	}{
+		{"/f/%22q%22%0A", map[string]any{"level": "INFO", "path": "/f/\"q\"\n", "function": "f", "status": float64(200),
+			"bytes": float64(len("f GET /functions/v1/f/\"q\"\n"))}},
+		{long, map[string]any{"level": "INFO", "path": long[:maxLoggedPath] + "…", "function": "f", "status": float64(200),
+			"bytes": float64(len("f GET " + long))}},
 	}
-}
-
-// countingBuffer is a bytes.Buffer safe for the flush timer's goroutine.
-type countingBuffer struct {
-	mu     sync.Mutex
-	b      bytes.Buffer
-	writes int
-}
-
-func (s *countingBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.writes++
-	return s.b.Write(p)
-}
-
-func (s *countingBuffer) snapshot() (string, int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String(), s.writes
-}
-
-func TestLogWriter(t *testing.T) {
-	t.Run("batches and flushes on the interval", func(t *testing.T) {
-		var out countingBuffer
-		lw := NewLogWriter(&out, 20*time.Millisecond)
-		for i := range 100 {
-			_, _ = lw.Write([]byte("line " + string(rune('a'+i%26)) + "\n"))
-		}
-		if s, _ := out.snapshot(); s != "" {
-			t.Fatalf("written before the interval: %q", s)
-		}
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			s, writes := out.snapshot()
-			if strings.Count(s, "\n") == 100 {
-				if writes != 1 {
-					t.Errorf("%d writes, want 1 batch", writes)
-				}
-				break
+	for _, tt := range tests {
+		t.Run(tt.target[:min(len(tt.target), 20)], func(t *testing.T) {
+			before := len(logs.lines(t))
+			do(t, s.Handler(), "GET", tt.target, nil, http.Header{HeaderRequestID: {"rid"}}, nil)
+			lines := logs.lines(t)[before:]
+			if len(lines) != 1 {
+				t.Fatalf("%d lines, want 1: %v", len(lines), lines)
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("not flushed: %q", s)
+			got := lines[0]
+			if d, ok := got["duration_ms"].(float64); !ok || d < 0 {
+				t.Errorf("duration_ms = %v, want a non-negative number", got["duration_ms"])
 			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	})
-	t.Run("flushes when full and keeps lines whole", func(t *testing.T) {
-		var out countingBuffer
-		lw := NewLogWriter(&out, time.Hour)
-		line := []byte(strings.Repeat("x", 999) + "\n")
-		var wg sync.WaitGroup
-		for range 4 {
-			wg.Go(func() {
-				for range 100 {
-					_, _ = lw.Write(line)
-				}
-			})
-		}
-		wg.Wait()
-		if s, writes := out.snapshot(); writes == 0 || len(s) == 0 {
-			t.Fatalf("nothing flushed after 400 KB")
-		}
-		if err := lw.Close(); err != nil {
-			t.Fatal(err)
-		}
-		s, _ := out.snapshot()
-		for i, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
-			if l != string(line[:len(line)-1]) {
-				t.Fatalf("line %d split or merged: %d bytes", i, len(l))
+			delete(got, "duration_ms")
+			delete(got, "time")
+			want := map[string]any{"msg": "request", "method": "GET", "request_id": "rid"}
+			for k, v := range tt.want {
+				want[k] = v
 			}
-		}
-		if strings.Count(s, "\n") != 400 {
-			t.Errorf("%d lines, want 400", strings.Count(s, "\n"))
-		}
-	})
-	t.Run("writes through after Close", func(t *testing.T) {
-		var out countingBuffer
-		lw := NewLogWriter(&out, time.Hour)
-		_, _ = lw.Write([]byte("a\n"))
-		_ = lw.Close()
-		_, _ = lw.Write([]byte("b\n"))
-		if s, _ := out.snapshot(); s != "a\nb\n" {
-			t.Errorf("output %q", s)
-		}
-		big := []byte(strings.Repeat("y", 2*logBufferSize) + "\n")
-		lw2 := NewLogWriter(&out, time.Hour)
-		_, _ = lw2.Write(big)
-		if s, _ := out.snapshot(); !strings.HasSuffix(s, string(big)) {
-			t.Error("a line larger than the buffer was not written at once")
-		}
-	})
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("request line (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

@@ -33,10 +33,6 @@ type Options struct {
 	// handler with NewLogHandler so lines carry request_id. Default: a
 	// discarding logger.
 	Logger *slog.Logger
-	// RequestLog, when set, writes the request log lines without slog; it
-	// must write to Logger's writer in Logger's format (JSON). Nil logs
-	// them through Logger.
-	RequestLog *RequestLog
 	// ListenAddr is used by Run. Default ":9000".
 	ListenAddr string
 	// BodyLimit is the outer bound on request bodies in bytes. Default 16 MiB.
@@ -152,7 +148,7 @@ func New(opts Options) (*Server, error) {
 		e.Pre(unroutedMethods(unrouted))
 	}
 	e.Pre(opts.Pre...)
-	e.Use(wrapRequest(RequestLogConfig{Logger: s.log, Skipper: isOperationsPath, Observe: opts.ObserveRequest, Fast: opts.RequestLog}, opts.BodyLimit))
+	e.Use(wrapRequest(RequestLogConfig{Logger: s.log, Skipper: isOperationsPath, Observe: opts.ObserveRequest}, opts.BodyLimit))
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
@@ -177,11 +173,14 @@ func setDefault[T comparable](v *T, def T) {
 // Handler returns the server's http.Handler, for tests and for embedding.
 func (s *Server) Handler() http.Handler { return s }
 
-// ServeHTTP prepares the request (prepare: request id, original path,
-// function, prefix rewriting) and hands it to the router. Doing this
-// outside Echo's Pre chain saves the closure Echo builds per middleware
-// per request.
+// ServeHTTP applies the request smuggling guard (guardFraming), prepares
+// the request (prepare: request id, original path, function, prefix
+// rewriting) and hands it to the router. Doing this outside Echo's Pre
+// chain saves the closure Echo builds per middleware per request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if guardFraming(w, r, s.log) {
+		return
+	}
 	s.echo.ServeHTTP(w, prepare(s.known, w, r))
 }
 
@@ -239,7 +238,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		})
 	})
 
-	ln = guardFraming(srv, ln, s.log) // request smuggling: framing.go
 	servers := []*http.Server{srv}
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
