@@ -11,11 +11,19 @@
 //     MCP_PIN_PROTOCOL_2024) are validated here. A malformed value stops
 //     start-up with a message that names the variable and the expected form.
 //   - The secrets and URLs the original Edge Functions read
-//     (SUPABASE_ANON_KEY, SUPABASE_SERVICE_ROLE_KEY, MCP_JWT_SECRET,
-//     JWT_SECRET, EDGE_FUNCTIONS_URL, GITHUB_*, SENTRY_DSN) are kept as raw
-//     strings. The original answers specific HTTP 500 messages at request time
-//     when they are missing or invalid (docs/contract/protocol.md A7, A11, B8), so the
-//     functions validate them per request and the process still starts.
+//     (SUPABASE_ANON_KEY, SUPABASE_SERVICE_ROLE_KEY, EDGE_FUNCTIONS_URL,
+//     GITHUB_*, SENTRY_DSN) are kept as raw strings. The original answers
+//     specific HTTP 500 messages at request time when they are missing
+//     (docs/contract/protocol.md A7, B8), so the functions check them per
+//     request and the process still starts.
+//
+// The two signing secrets are kept verbatim but checked here
+// (secrets.go): MCP_JWT_SECRET (the HS256 secret of mcp_ tokens) and
+// JWT_SECRET (the ES256 private JWK of the user JWTs). Without a usable one
+// every authenticated mcp-server request, and every token mcp-tokens
+// issues, would fail, so a missing or malformed value stops start-up
+// instead of answering 500 to each request (docs/compatibility.md). Their
+// messages describe the defect and never quote the value.
 //
 // SUPABASE_URL sits in between: empty is allowed (request-time 500s, as the
 // original), but a non-empty value must be an absolute http(s) URL, because
@@ -58,8 +66,8 @@ const (
 // Config is the parsed environment. Zero values of the optional URL fields
 // (nil) mean "not configured".
 type Config struct {
-	// Function settings, under the names the Supabase edge runtime uses.
-	// Kept raw: the functions validate them per request (see package doc).
+	// Function settings, under the names the Supabase edge runtime uses,
+	// kept raw (see package doc).
 
 	// SupabaseURL is SUPABASE_URL, trailing slashes removed; nil when unset.
 	SupabaseURL *url.URL
@@ -69,10 +77,13 @@ type Config struct {
 	SupabaseAnonKey string
 	// SupabaseServiceRoleKey is SUPABASE_SERVICE_ROLE_KEY.
 	SupabaseServiceRoleKey string
-	// MCPJWTSecret is MCP_JWT_SECRET, the HS256 secret for mcp_ API tokens.
+	// MCPJWTSecret is MCP_JWT_SECRET, the HS256 secret for mcp_ API tokens,
+	// verbatim; Load has checked that it has at least 32 UTF-16 code units.
 	MCPJWTSecret string
 	// JWTSecret is JWT_SECRET, the ES256 private JWK (JSON text) that signs
-	// user JWTs; not Supabase's HS256 secret despite the name.
+	// user JWTs; not Supabase's HS256 secret despite the name. Verbatim;
+	// Load has checked that it is a usable key, or that it is empty and
+	// nothing needs it (MCP_SERVER_ENABLED false, no GATEWAY_ISSUER_URL).
 	JWTSecret string
 	// EdgeFunctionsURL is EDGE_FUNCTIONS_URL verbatim: the original
 	// concatenates it as is (a trailing slash gives "//functions").
@@ -233,6 +244,7 @@ func Load(getenv func(string) string) (Config, error) {
 		}
 	}
 
+	p.secrets(&c)
 	c.OAuthServer = p.oauthServer(&c)
 
 	if c.MetricsAddr != "" && c.MetricsAddr == c.ListenAddr {

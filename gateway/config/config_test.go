@@ -19,9 +19,12 @@ func mustURL(t *testing.T, s string) *url.URL {
 	return u
 }
 
-// defaults is the Config that an empty environment produces.
+// defaults is the Config that an environment holding only the two
+// required secrets (secretsEnv) produces.
 func defaults() Config {
 	return Config{
+		MCPJWTSecret:       testMCPSecret,
+		JWTSecret:          testSigningJWK,
 		ListenAddr:         ":9000",
 		LogLevel:           slog.LevelInfo,
 		LogFormat:          LogFormatJSON,
@@ -35,8 +38,14 @@ func defaults() Config {
 	}
 }
 
+// load is Load of secretsEnv overlaid with env; an entry "" in env unsets
+// the variable.
 func load(env map[string]string) (Config, error) {
-	return Load(func(k string) string { return env[k] })
+	all := secretsEnv()
+	for k, v := range env {
+		all[k] = v
+	}
+	return Load(func(k string) string { return all[k] })
 }
 
 var cmpURL = cmp.Comparer(func(a, b *url.URL) bool {
@@ -52,14 +61,14 @@ func TestLoadValid(t *testing.T) {
 		env    map[string]string
 		modify func(t *testing.T, c *Config)
 	}{
-		{"empty environment gives the defaults", nil, func(*testing.T, *Config) {}},
+		{"only the required secrets give the defaults", nil, func(*testing.T, *Config) {}},
 		{
-			"function secrets are kept verbatim, even when invalid",
+			"function settings are kept verbatim",
 			map[string]string{
 				"SUPABASE_ANON_KEY":         " anon ",
 				"SUPABASE_SERVICE_ROLE_KEY": "service",
-				"MCP_JWT_SECRET":            "short",
-				"JWT_SECRET":                "not-a-jwk",
+				"MCP_JWT_SECRET":            " " + testMCPSecret + " ",
+				"JWT_SECRET":                testSigningJWK + "\n",
 				"EDGE_FUNCTIONS_URL":        "not a url",
 				"SENTRY_DSN":                "https://k@sentry.example/1",
 				"GITHUB_APP_ID":             "abc",
@@ -68,8 +77,8 @@ func TestLoadValid(t *testing.T) {
 			func(_ *testing.T, c *Config) {
 				c.SupabaseAnonKey = " anon "
 				c.SupabaseServiceRoleKey = "service"
-				c.MCPJWTSecret = "short"
-				c.JWTSecret = "not-a-jwk"
+				c.MCPJWTSecret = " " + testMCPSecret + " "
+				c.JWTSecret = testSigningJWK + "\n"
 				c.EdgeFunctionsURL = "not a url"
 				c.SentryDSN = "https://k@sentry.example/1"
 				c.GitHubAppID = "abc"

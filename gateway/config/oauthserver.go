@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 	"time"
-	"unicode/utf16"
 )
 
 // OAuthServerMode is GATEWAY_OAUTH_SERVER: which authorization server the
@@ -57,21 +56,32 @@ var providerID = regexp.MustCompile(`^[a-z0-9_]{1,40}$`)
 // URLs and secrets they depend on.
 func (p *parser) oauthServer(c *Config) OAuthServer {
 	o := OAuthServer{Providers: []string{"github"}}
-	for _, s := range strings.Split(p.getenv("GATEWAY_OAUTH_SECRET"), ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			o.Secrets = append(o.Secrets, s)
+	secretSet := p.lookup("GATEWAY_OAUTH_SECRET") != ""
+	if secretSet {
+		// A problem names the entry by position, never by value.
+		var bad []string
+		for i, s := range strings.Split(p.lookup("GATEWAY_OAUTH_SECRET"), ",") {
+			switch s = strings.TrimSpace(s); {
+			case s == "":
+				bad = append(bad, fmt.Sprintf("entry %d is empty", i+1))
+			case len(s) < 32:
+				unit := "bytes"
+				if len(s) == 1 {
+					unit = "byte"
+				}
+				bad = append(bad, fmt.Sprintf("entry %d has %d %s", i+1, len(s), unit))
+			default:
+				o.Secrets = append(o.Secrets, s)
+			}
 		}
-	}
-	for _, s := range o.Secrets {
-		if len(s) < 32 {
-			p.fail("GATEWAY_OAUTH_SECRET", "must be one or more comma-separated secrets of at least 32 bytes each, e.g. from openssl rand -base64 32")
-			break
+		if len(bad) > 0 {
+			p.fail("GATEWAY_OAUTH_SECRET", "must be one or more comma-separated secrets of at least 32 bytes each, e.g. from openssl rand -base64 32 ("+strings.Join(bad, "; ")+")")
 		}
 	}
 	switch v := strings.ToLower(p.lookup("GATEWAY_OAUTH_SERVER")); v {
 	case "":
 		o.Mode = OAuthServerSupabase
-		if len(o.Secrets) > 0 {
+		if secretSet {
 			o.Mode = OAuthServerGateway
 		}
 	case "gateway", "supabase", "off":
@@ -120,20 +130,13 @@ func (p *parser) oauthServer(c *Config) OAuthServer {
 				p.fail(name, "is required when GATEWAY_OAUTH_SERVER is gateway ("+why+")")
 			}
 		}
-		need(len(o.Secrets) > 0, "GATEWAY_OAUTH_SECRET", "it signs registered clients and seals sign-in cookies")
+		need(secretSet, "GATEWAY_OAUTH_SECRET", "it signs registered clients and seals sign-in cookies")
 		need(c.PublicURL != nil, "GATEWAY_PUBLIC_URL", "every OAuth URL is built from it")
 		need(c.AuthURL != nil, "GATEWAY_AUTH_URL", "users sign in through Supabase Auth; set SUPABASE_URL or GATEWAY_AUTH_URL")
 		need(c.PostgRESTURL != nil, "SUPABASE_URL", "grants are stored through PostgREST")
 		need(c.SupabaseServiceRoleKey != "", "SUPABASE_SERVICE_ROLE_KEY", "grants are written with the service role")
-		need(utf16Len(c.MCPJWTSecret) >= 32, "MCP_JWT_SECRET", "access tokens are mcp_ tokens signed with it; at least 32 characters")
+		// MCP_JWT_SECRET, which signs the access tokens, is checked for
+		// every mode (secrets.go).
 	}
 	return o
-}
-
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		n += utf16.RuneLen(r)
-	}
-	return n
 }

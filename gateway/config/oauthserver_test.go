@@ -72,7 +72,7 @@ func TestOAuthServerMalformed(t *testing.T) {
 	}{
 		{"unknown mode", map[string]string{"GATEWAY_OAUTH_SERVER": "keycloak"}, `GATEWAY_OAUTH_SERVER must be gateway, supabase or off (got "keycloak")`},
 		{"short secret", gatewayEnv(map[string]string{"GATEWAY_OAUTH_SECRET": "short"}),
-			"GATEWAY_OAUTH_SECRET must be one or more comma-separated secrets of at least 32 bytes each, e.g. from openssl rand -base64 32"},
+			"GATEWAY_OAUTH_SECRET must be one or more comma-separated secrets of at least 32 bytes each, e.g. from openssl rand -base64 32 (entry 1 has 5 bytes)"},
 		{"bad provider", map[string]string{"GATEWAY_OAUTH_PROVIDERS": "github,Azure AD"},
 			`GATEWAY_OAUTH_PROVIDERS must be a comma-separated list of Supabase Auth provider names such as github,azure (got "github,Azure AD")`},
 		{"bad proxy", map[string]string{"GATEWAY_TRUSTED_PROXIES": "10.0.0.0/8,proxy.internal"},
@@ -85,7 +85,7 @@ func TestOAuthServerMalformed(t *testing.T) {
 		{"gateway without service role", gatewayEnv(map[string]string{"SUPABASE_SERVICE_ROLE_KEY": ""}),
 			"SUPABASE_SERVICE_ROLE_KEY is required when GATEWAY_OAUTH_SERVER is gateway (grants are written with the service role)"},
 		{"gateway with a short MCP secret", gatewayEnv(map[string]string{"MCP_JWT_SECRET": "short"}),
-			"MCP_JWT_SECRET is required when GATEWAY_OAUTH_SERVER is gateway (access tokens are mcp_ tokens signed with it; at least 32 characters)"},
+			"MCP_JWT_SECRET must be at least 32 characters, counted in UTF-16 code units as JavaScript counts them, e.g. from openssl rand -base64 32 (got 5)"},
 		{"gateway without any URL", map[string]string{"GATEWAY_OAUTH_SERVER": "gateway", "GATEWAY_OAUTH_SECRET": oauthSecret, "SUPABASE_SERVICE_ROLE_KEY": "s", "MCP_JWT_SECRET": strings.Repeat("m", 32)},
 			"GATEWAY_PUBLIC_URL is required when GATEWAY_OAUTH_SERVER is gateway (every OAuth URL is built from it)\n" +
 				"GATEWAY_AUTH_URL is required when GATEWAY_OAUTH_SERVER is gateway (users sign in through Supabase Auth; set SUPABASE_URL or GATEWAY_AUTH_URL)\n" +

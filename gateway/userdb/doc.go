@@ -15,15 +15,12 @@
 //
 // # The signing key (A11)
 //
-// JWT_SECRET is an ES256 private JWK. It is validated on first use, in the
-// original's order and with its messages, and parsed once (the original
-// re-parsed it on every mint). A value that is not valid JSON is reported
-// with V8's JSON.parse message, reproduced by a small checker: the
-// position-bearing wordings of current V8 ("Expected property name or '}'
-// in JSON at position 1"), except that a stray token is reported in V8's
-// older form ("Unexpected token 'x' in JSON at position 5") because the
-// current form quotes the source, which here is the private key. WebCrypto
-// import failures use Deno's texts ("invalid b64 coordinate", "crypto
-// error"); a d that does not match (x, y) is refused, which the original
-// did not check.
+// JWT_SECRET is an ES256 private JWK. New parses it once; a key the
+// original could not sign with (A11's checks, with other members ignored)
+// or whose d does not belong to (x, y) is a constructor error that says
+// what is wrong without quoting the key. gateway/config applies the same
+// checks at start-up, so the gateway refuses to start with such a key
+// instead of answering 500 to every request (docs/compatibility.md). A
+// Factory built without a key, for a gateway whose mcp-server is disabled,
+// answers A11's "JWT_SECRET must be set" 500.
 package userdb

@@ -33,8 +33,8 @@ const (
 // SUPABASE_ANON_KEY unset).
 const MsgServerConfig = "Server configuration error"
 
-// Options configures a Factory. Empty values are reported at request time,
-// as the original does, not at construction.
+// Options configures a Factory. An empty RestURL or AnonKey is reported at
+// request time, as the original does; a malformed SigningJWK fails New.
 type Options struct {
 	// RestURL is the PostgREST base, <SUPABASE_URL>/rest/v1.
 	RestURL string
@@ -44,8 +44,10 @@ type Options struct {
 	// Supabase's API gateway: PostgREST reads only Authorization, so no
 	// apikey header is sent. The anon key must still be configured.
 	DirectUpstream bool
-	// SigningJWK is the raw JWT_SECRET: an ES256 private JWK with a kid.
-	// It is validated (A11) on first use and parsed once.
+	// SigningJWK is the raw JWT_SECRET: an ES256 private JWK with a kid,
+	// parsed by New. Empty builds a Factory that mints nothing (for a
+	// gateway whose mcp-server is disabled): ForUser and PublicJWK then
+	// fail with A11's "JWT_SECRET must be set" 500.
 	SigningJWK string
 	// HTTPClient is the pooled client for PostgREST; default
 	// http.DefaultTransport.
@@ -73,14 +75,10 @@ type Options struct {
 type Factory struct {
 	base    *postgrest.Client
 	baseErr error
-	rawKey  string
+	key     *signingKey // nil: no JWT_SECRET
 	issuer  string
 	now     func() time.Time
 	max     int
-
-	keyOnce sync.Once
-	key     *signingKey
-	keyErr  error
 
 	onCache func(hit bool)
 
@@ -102,11 +100,20 @@ type cacheEntry struct {
 	client *Client
 }
 
-// NewFactory returns a Factory. It never fails: configuration faults are
-// reported by ForUser with the original's messages.
-func NewFactory(opts Options) *Factory {
+// New returns a Factory. The signing key is parsed here, once: a
+// malformed SigningJWK is an error naming what is wrong with it (never its
+// value). A missing PostgREST URL or anon key is not: ForUser reports it
+// with the original's message.
+func New(opts Options) (*Factory, error) {
+	var key *signingKey
+	if opts.SigningJWK != "" {
+		var err error
+		if key, err = parseSigningJWK(opts.SigningJWK); err != nil {
+			return nil, err
+		}
+	}
 	f := &Factory{
-		rawKey:  opts.SigningJWK,
+		key:     key,
 		issuer:  opts.Issuer,
 		now:     opts.Now,
 		onCache: opts.OnCache,
@@ -131,17 +138,29 @@ func NewFactory(opts Options) *Factory {
 			Observe:      opts.Observe,
 		})
 	}
+	return f, nil
+}
+
+// NewFactory is New for wiring code whose SigningJWK is a JWT_SECRET that
+// gateway/config has accepted (it checks the same rules at start-up, so
+// New cannot fail there). It panics where New returns an error, which can
+// only happen at wiring time.
+func NewFactory(opts Options) *Factory {
+	f, err := New(opts)
+	if err != nil {
+		panic(err)
+	}
 	return f
 }
 
 // ForUser returns a client that reads PostgREST as userID: the anon key as
 // apikey and a 60 s ES256 JWT for userID as bearer. The JWT is cached and
 // reused while more than 5 s of its life remain; concurrent misses for one
-// user mint once. The cache is consulted before the key, as in the
-// original, so key errors appear only on a miss.
+// user mint once.
 //
 // Errors are *apierror.Error 500: "Server configuration error" when the URL
-// or anon key is unset (A7 step 11), else the A11 key messages.
+// or anon key is unset (A7 step 11), else A11's "JWT_SECRET must be set"
+// when the Factory has no signing key.
 func (f *Factory) ForUser(ctx context.Context, userID string) (*Client, error) {
 	if f.baseErr != nil {
 		return nil, &apierror.Error{Status: http.StatusInternalServerError, Reason: apierror.ReasonConfig, Message: MsgServerConfig, Err: f.baseErr}
@@ -188,12 +207,11 @@ func (f *Factory) token(userID string) (string, error) {
 		if tok, ok := f.lookup(userID, f.now().UnixMilli()); ok {
 			return tok, nil
 		}
-		key, err := f.signingKey()
-		if err != nil {
-			return nil, err
+		if f.key == nil {
+			return nil, errKeyUnset()
 		}
 		nowMs := f.now().UnixMilli()
-		tok, err := mintUserJWTWithIssuer(key, userID, f.issuer, nowMs)
+		tok, err := mintUserJWTWithIssuer(f.key, userID, f.issuer, nowMs)
 		if err != nil {
 			return nil, err
 		}
@@ -257,20 +275,15 @@ func (f *Factory) Len() int {
 	return f.order.Len()
 }
 
-func (f *Factory) signingKey() (*signingKey, error) {
-	f.keyOnce.Do(func() { f.key, f.keyErr = parseSigningJWK(f.rawKey) })
-	return f.key, f.keyErr
-}
-
 // PublicJWK returns the public half of the signing key (kid, alg ES256,
-// use sig), for publishing in a JWKS. It fails with the A11 error when
-// JWT_SECRET is invalid. The result is a copy the caller may modify.
+// use sig), for publishing in a JWKS. It fails with A11's "JWT_SECRET must
+// be set" error when the Factory has no key. The result is a copy the
+// caller may modify.
 func (f *Factory) PublicJWK() (jwk.Key, error) {
-	key, err := f.signingKey()
-	if err != nil {
-		return nil, err
+	if f.key == nil {
+		return nil, errKeyUnset()
 	}
-	return key.public.Clone()
+	return f.key.public.Clone()
 }
 
 // mintUserJWT signs {"sub","role","aud","exp","iat"} (that order) with

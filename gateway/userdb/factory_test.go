@@ -60,47 +60,71 @@ func assertAPIError(t *testing.T, err error, status int, msg string) {
 	}
 }
 
-// TestSigningKeyErrors is the A11 matrix, in A11 order.
+// TestSigningKeyErrors: parseSigningJWK refuses what the original cannot
+// sign with, in the order of A11, and a d that does not belong to (x, y);
+// the error describes the defect without quoting the key.
 func TestSigningKeyErrors(t *testing.T) {
 	k := newTestKey(t)
 	other := newTestKey(t)
 	enc := base64.RawURLEncoding.EncodeToString
-	replace := func(s, old, new string) string { return strings.Replace(s, old, new, 1) }
+	replace := func(s, old, new string) string {
+		if !strings.Contains(s, old) {
+			t.Fatalf("%q is not in %q", old, s)
+		}
+		return strings.Replace(s, old, new, 1)
+	}
 	good := k.jwk("kid-1")
+	const (
+		prefix     = "userdb: JWT_SECRET is not an ES256 private JWK with a kid: "
+		notObject  = prefix + `it does not start with "{"`
+		notJSON    = prefix + "it is not valid JSON"
+		noKid      = prefix + "it has no kid"
+		notEC      = prefix + `its kty is not "EC"`
+		notP256    = prefix + `its crv is not "P-256"`
+		noD        = prefix + "it has no d: it is a public key"
+		badValue   = prefix + "its x, y or d is not a base64url P-256 value"
+		notMatched = prefix + "its d does not belong to its x and y"
+	)
 	tests := []struct {
 		name, raw, want string
 	}{
-		{"unset", "", MsgKeyUnset},
-		{"not a JSON object", "hello", MsgKeyNotJWK},
-		{"leading space is not trimmed", " " + good, MsgKeyNotJWK},
-		{"array", "[" + good + "]", MsgKeyNotJWK},
-		{"invalid JSON", `{"kid":"a",}`, "Expected double-quoted property name in JSON at position 11"},
-		{"truncated JSON", `{"kid":"kid-1","kty":"E`, "Unterminated string in JSON at position 23"},
-		{"invalid JSON beats missing kid", `{"kty":"EC"`, "Expected ',' or '}' after property value in JSON at position 11"},
-		{"no kid", k.jwk(""), MsgKeyNoKid},
-		{"empty kid", replace(good, `"kid":"kid-1"`, `"kid":""`), MsgKeyNoKid},
-		{"null kid", replace(good, `"kid":"kid-1"`, `"kid":null`), MsgKeyNoKid},
-		{"numeric kid", replace(good, `"kid":"kid-1"`, `"kid":7`), MsgKeyNoKid},
-		{"kid checked before kty", `{"kty":"RSA"}`, MsgKeyNoKid},
-		{"wrong kty", replace(good, `"kty":"EC"`, `"kty":"RSA"`), MsgKeyNotP256},
-		{"kty lower case", replace(good, `"kty":"EC"`, `"kty":"ec"`), MsgKeyNotP256},
-		{"wrong crv", replace(good, `"crv":"P-256"`, `"crv":"P-384"`), MsgKeyNotP256},
-		{"no crv", replace(good, `"crv":"P-256",`, ``), MsgKeyNotP256},
-		{"no d (public key)", replace(good, `,"d":"`+k.d+`"`, ``), MsgKeyNoD},
-		{"empty d", replace(good, `"d":"`+k.d+`"`, `"d":""`), MsgKeyNoD},
-		{"numeric d", replace(good, `"d":"`+k.d+`"`, `"d":5`), MsgKeyBadCoordinate},
-		{"bad x base64", replace(good, `"x":"`+k.x+`"`, `"x":"!!!"`), MsgKeyBadCoordinate},
-		{"missing y", replace(good, `"y":"`+k.y+`",`, ``), MsgKeyBadCoordinate},
-		{"x too long", replace(good, `"x":"`+k.x+`"`, `"x":"`+enc(make([]byte, 33))+`"`), MsgKeyBadCoordinate},
-		{"y of another key", replace(good, `"y":"`+k.y+`"`, `"y":"`+other.y+`"`), MsgKeyMismatch},
-		{"x, y of another key", replace(replace(good, `"x":"`+k.x+`"`, `"x":"`+other.x+`"`), `"y":"`+k.y+`"`, `"y":"`+other.y+`"`), MsgKeyMismatch},
-		{"d zero", replace(good, `"d":"`+k.d+`"`, `"d":"`+enc(make([]byte, 32))+`"`), MsgKeyBadScalar},
-		{"d above the group order", replace(good, `"d":"`+k.d+`"`, `"d":"`+enc([]byte(strings.Repeat("\xff", 32)))+`"`), MsgKeyBadScalar},
+		{"empty", "", notObject},
+		{"not a JSON object", "hello", notObject},
+		{"leading space is not trimmed", " " + good, notObject},
+		{"array", "[" + good + "]", notObject},
+		{"invalid JSON", `{"kid":"a",}`, notJSON},
+		{"truncated JSON", `{"kid":"kid-1","kty":"E`, notJSON},
+		{"invalid JSON beats missing kid", `{"kty":"EC"`, notJSON},
+		{"no kid", k.jwk(""), noKid},
+		{"empty kid", replace(good, `"kid":"kid-1"`, `"kid":""`), noKid},
+		{"null kid", replace(good, `"kid":"kid-1"`, `"kid":null`), noKid},
+		{"numeric kid", replace(good, `"kid":"kid-1"`, `"kid":7`), noKid},
+		{"kid checked before kty", `{"kty":"RSA"}`, noKid},
+		{"wrong kty", replace(good, `"kty":"EC"`, `"kty":"RSA"`), notEC},
+		{"kty lower case", replace(good, `"kty":"EC"`, `"kty":"ec"`), notEC},
+		{"wrong crv", replace(good, `"crv":"P-256"`, `"crv":"P-384"`), notP256},
+		{"no crv", replace(good, `"crv":"P-256",`, ``), notP256},
+		{"no d (public key)", replace(good, `,"d":"`+k.d+`"`, ``), noD},
+		{"empty d", replace(good, `"d":"`+k.d+`"`, `"d":""`), noD},
+		{"numeric d", replace(good, `"d":"`+k.d+`"`, `"d":5`), badValue},
+		{"bad x base64", replace(good, `"x":"`+k.x+`"`, `"x":"!!!"`), badValue},
+		{"missing y", replace(good, `"y":"`+k.y+`",`, ``), badValue},
+		{"x too long", replace(good, `"x":"`+k.x+`"`, `"x":"`+enc(make([]byte, 33))+`"`), badValue},
+		{"y of another key", replace(good, `"y":"`+k.y+`"`, `"y":"`+other.y+`"`), badValue},
+		{"x, y of another key", replace(replace(good, `"x":"`+k.x+`"`, `"x":"`+other.x+`"`), `"y":"`+k.y+`"`, `"y":"`+other.y+`"`), notMatched},
+		{"d of another key", replace(good, `"d":"`+k.d+`"`, `"d":"`+other.d+`"`), notMatched},
+		{"d zero", replace(good, `"d":"`+k.d+`"`, `"d":"`+enc(make([]byte, 32))+`"`), badValue},
+		{"d above the group order", replace(good, `"d":"`+k.d+`"`, `"d":"`+enc([]byte(strings.Repeat("\xff", 32)))+`"`), badValue},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := parseSigningJWK(tc.raw)
-			assertAPIError(t, err, http.StatusInternalServerError, tc.want)
+			sk, err := parseSigningJWK(tc.raw)
+			if err == nil {
+				t.Fatalf("parseSigningJWK = %+v, want error %q", sk, tc.want)
+			}
+			if err.Error() != tc.want {
+				t.Errorf("error:\n got: %s\nwant: %s", err, tc.want)
+			}
 		})
 	}
 }
@@ -407,14 +431,55 @@ func TestForUserErrors(t *testing.T) {
 		{"malformed URL", Options{RestURL: "::", AnonKey: "anon", SigningJWK: k.jwk("kid")}, MsgServerConfig},
 		{"config is checked before the key", Options{SigningJWK: ""}, MsgServerConfig},
 		{"JWT_SECRET unset", Options{RestURL: "http://x/rest/v1", AnonKey: "anon"}, MsgKeyUnset},
-		{"JWT_SECRET invalid JSON", Options{RestURL: "http://x/rest/v1", AnonKey: "anon", SigningJWK: "{"}, "Expected property name or '}' in JSON at position 1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := NewFactory(tc.opts).ForUser(context.Background(), "u1")
+			f, err := New(tc.opts)
+			if err != nil {
+				t.Fatalf("New: %v", err)
+			}
+			_, err = f.ForUser(context.Background(), "u1")
 			assertAPIError(t, err, http.StatusInternalServerError, tc.wantMsg)
 		})
 	}
+}
+
+// TestNewRefusesMalformedKey: a JWT_SECRET that cannot sign fails the
+// constructor, before any request, and the error does not carry the key.
+func TestNewRefusesMalformedKey(t *testing.T) {
+	k := newTestKey(t)
+	public := strings.Replace(k.jwk("kid-1"), `,"d":"`+k.d+`"`, "", 1)
+	for name, raw := range map[string]string{
+		"not JSON":   "{" + k.d,
+		"public key": public,
+	} {
+		t.Run(name, func(t *testing.T) {
+			f, err := New(Options{RestURL: "http://rest.invalid/rest/v1", AnonKey: "anon", SigningJWK: raw})
+			if err == nil || f != nil {
+				t.Fatalf("New = %v, %v; want nil and an error", f, err)
+			}
+			if strings.Contains(err.Error(), k.d) || strings.Contains(err.Error(), k.x) {
+				t.Errorf("error quotes the key: %v", err)
+			}
+			var ae *apierror.Error
+			if errors.As(err, &ae) {
+				t.Errorf("error is an HTTP error (%d %q), want a plain configuration error", ae.Status, ae.Message)
+			}
+		})
+	}
+}
+
+// TestNewFactoryPanicsOnMalformedKey: the wiring-time form panics with
+// New's error instead of returning a Factory that cannot sign.
+func TestNewFactoryPanicsOnMalformedKey(t *testing.T) {
+	const want = `userdb: JWT_SECRET is not an ES256 private JWK with a kid: it has no kid`
+	defer func() {
+		err, _ := recover().(error)
+		if err == nil || err.Error() != want {
+			t.Errorf("recovered %v, want the error %q", err, want)
+		}
+	}()
+	NewFactory(Options{SigningJWK: "{}"})
 }
 
 func TestPublicJWK(t *testing.T) {

@@ -1,7 +1,6 @@
 package userdb
 
 import (
-	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"encoding/base64"
@@ -18,24 +17,17 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 )
 
-// Public messages of docs/contract/protocol.md A11 (all HTTP 500), in check order.
-const (
-	MsgKeyUnset   = "JWT_SECRET must be set. Generate with: supabase gen signing-key --algorithm ES256"
-	MsgKeyNotJWK  = "JWT_SECRET must be a JWK JSON object for ES256 signing"
-	MsgKeyNoKid   = "JWK must have a 'kid' field"
-	MsgKeyNotP256 = "JWK must be an EC key with P-256 curve (ES256)"
-	MsgKeyNoD     = "JWK must include private key component 'd'"
-	// Step 7 has no fixed text in the original (it is WebCrypto's). These
-	// are the texts Deno's importKey gives for the same defects.
-	MsgKeyBadCoordinate = "invalid b64 coordinate"
-	MsgKeyBadScalar     = "crypto error"
-	// MsgKeyMismatch is stricter than the original, which would import a
-	// d that does not belong to (x, y) and mint tokens nobody can verify.
-	MsgKeyMismatch = "JWK public key (x, y) does not match private key 'd'"
-)
+// MsgKeyUnset is docs/contract/protocol.md A11 #1, the 500 that ForUser
+// answers when the Factory was built without a signing key. The gateway
+// does not start without one while mcp-server is enabled (gateway/config),
+// so only a Factory built for a disabled mcp-server can answer it.
+const MsgKeyUnset = "JWT_SECRET must be set. Generate with: supabase gen signing-key --algorithm ES256"
 
-func keyError(msg string, cause error) *apierror.Error {
-	return &apierror.Error{Status: http.StatusInternalServerError, Reason: apierror.ReasonConfig, Message: msg, Err: cause}
+// errKeyUnset is the ForUser and PublicJWK error of a Factory without a
+// key, new on each call so that no caller can change another's.
+func errKeyUnset() error {
+	return &apierror.Error{Status: http.StatusInternalServerError, Reason: apierror.ReasonConfig, Message: MsgKeyUnset,
+		Err: errors.New("userdb: no signing key (JWT_SECRET is empty)")}
 }
 
 // signingKey is a parsed JWT_SECRET, ready to sign.
@@ -47,76 +39,84 @@ type signingKey struct {
 	header string
 }
 
-// parseSigningJWK validates JWT_SECRET in the order of A11 and returns the
-// key, or an *apierror.Error with that step's message:
-//
-//  1. unset or empty;
-//  2. not starting with "{" (no trimming);
-//  3. not valid JSON: the V8 JSON.parse message (see jsonParseError);
-//  4. kid missing or empty (a non-string kid also fails here; the original
-//     would put it in the header as is);
-//  5. kty ≠ "EC" or crv ≠ "P-256";
-//  6. d missing or empty;
-//  7. the import of {kty, crv, x, y, d} fails: x, y or d not 32-byte
-//     base64url, d not a valid scalar, or (x, y) not d's public point.
+// parseSigningJWK parses JWT_SECRET. It accepts what the original signs
+// with, checked in the order of docs/contract/protocol.md A11: text that
+// starts with "{" (untrimmed) and is valid JSON, a non-empty string kid,
+// kty "EC", crv "P-256" and a d; members other than kid, kty, crv, x, y
+// and d are ignored. It also refuses a d that does not belong to (x, y),
+// which the original would import and then sign tokens no one can verify.
+// gateway/config checks JWT_SECRET by the same rules at start-up. The
+// error says what is wrong and never quotes the value.
 func parseSigningJWK(raw string) (*signingKey, error) {
-	if raw == "" {
-		return nil, keyError(MsgKeyUnset, nil)
+	fail := func(problem string) (*signingKey, error) {
+		return nil, fmt.Errorf("userdb: JWT_SECRET is not an ES256 private JWK with a kid: %s", problem)
 	}
 	if !strings.HasPrefix(raw, "{") {
-		return nil, keyError(MsgKeyNotJWK, nil)
-	}
-	if msg := jsonParseError(raw); msg != "" {
-		return nil, keyError(msg, errors.New("userdb: JWT_SECRET is not valid JSON"))
+		return fail(`it does not start with "{"`)
 	}
 	var m map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(raw), &m); err != nil {
-		// Unreachable after jsonParseError; kept so a checker bug cannot
-		// panic or accept garbage.
-		return nil, keyError(err.Error(), err)
+	if json.Unmarshal([]byte(raw), &m) != nil {
+		return fail("it is not valid JSON")
 	}
-	kid, kidOK := jsonString(m["kid"])
-	if !kidOK || kid == "" {
-		return nil, keyError(MsgKeyNoKid, nil)
+	kid, ok := jsonString(m["kid"])
+	if !ok || kid == "" {
+		return fail("it has no kid")
 	}
-	kty, _ := jsonString(m["kty"])
-	crv, _ := jsonString(m["crv"])
-	if kty != "EC" || crv != "P-256" {
-		return nil, keyError(MsgKeyNotP256, nil)
+	if kty, _ := jsonString(m["kty"]); kty != "EC" {
+		return fail(`its kty is not "EC"`)
 	}
-	d, dOK := jsonString(m["d"])
-	if !dOK || d == "" {
-		if isTruthy(m["d"]) {
-			return nil, keyError(MsgKeyBadCoordinate, errors.New("userdb: JWK d is not a string"))
+	if crv, _ := jsonString(m["crv"]); crv != "P-256" {
+		return fail(`its crv is not "P-256"`)
+	}
+	if d := string(m["d"]); d == "" || d == "null" || d == `""` {
+		return fail("it has no d: it is a public key")
+	}
+	// Only the members the original imports reach the parser, so an extra
+	// member such as "use" or "key_ops" cannot make it fail.
+	imported := make(map[string]json.RawMessage, 5)
+	for _, name := range []string{"kty", "crv", "x", "y", "d"} {
+		if v, ok := m[name]; ok {
+			imported[name] = v
 		}
-		return nil, keyError(MsgKeyNoD, nil)
 	}
-	x, _ := jsonString(m["x"])
-	y, _ := jsonString(m["y"])
-	xb, errX := fieldBytes(x)
-	yb, errY := fieldBytes(y)
-	db, errD := fieldBytes(d)
-	if err := errors.Join(errX, errY, errD); err != nil {
-		return nil, keyError(MsgKeyBadCoordinate, err)
-	}
-	priv, err := ecdsa.ParseRawPrivateKey(elliptic.P256(), db)
+	text, err := json.Marshal(imported)
 	if err != nil {
-		return nil, keyError(MsgKeyBadScalar, err)
+		return fail("it is not valid JSON")
 	}
-	pub, err := priv.PublicKey.Bytes() // 0x04 ‖ X ‖ Y
-	if err != nil || !bytes.Equal(pub[1:33], xb) || !bytes.Equal(pub[33:], yb) {
-		return nil, keyError(MsgKeyMismatch, err)
+	const badValue = "its x, y or d is not a base64url P-256 value"
+	key, err := jwk.ParseKey(text)
+	if err != nil {
+		return fail(badValue)
 	}
-
-	// The public JWK comes from the validated key, so a JWKS built from it
-	// always carries canonical 32-byte coordinates.
+	pk, ok := key.(jwk.ECDSAPrivateKey)
+	if !ok {
+		return fail("it has no d: it is a public key")
+	}
+	var parsed ecdsa.PrivateKey
+	if pk.Raw(&parsed) != nil {
+		return fail(badValue)
+	}
+	scalar, errD := parsed.ECDH()
+	point, errXY := parsed.PublicKey.ECDH()
+	if errD != nil || errXY != nil {
+		return fail(badValue)
+	}
+	if !scalar.PublicKey().Equal(point) {
+		return fail("its d does not belong to its x and y")
+	}
+	// Rebuilt from the scalar alone, so the key that signs and the public
+	// JWK published for it always carry canonical 32-byte values.
+	priv, err := ecdsa.ParseRawPrivateKey(elliptic.P256(), scalar.Bytes())
+	if err != nil {
+		return fail(badValue)
+	}
 	pubJWK, err := jwk.FromRaw(&priv.PublicKey)
 	if err != nil {
-		return nil, keyError(MsgKeyBadCoordinate, err)
+		return fail(badValue)
 	}
 	for k, v := range map[string]any{jwk.KeyIDKey: kid, jwk.AlgorithmKey: jwa.ES256, jwk.KeyUsageKey: "sig"} {
 		if err := pubJWK.Set(k, v); err != nil {
-			return nil, keyError(MsgKeyBadCoordinate, fmt.Errorf("userdb: set %s: %w", k, err))
+			return nil, fmt.Errorf("userdb: set %s of the public JWK: %w", k, err)
 		}
 	}
 
@@ -136,34 +136,4 @@ func jsonString(raw json.RawMessage) (string, bool) {
 		return "", false
 	}
 	return s, true
-}
-
-// isTruthy is JavaScript truthiness of a JSON value.
-func isTruthy(raw json.RawMessage) bool {
-	switch s := string(raw); s {
-	case "", "null", "false", `""`:
-		return false
-	default:
-		var f float64
-		if json.Unmarshal(raw, &f) == nil {
-			return f != 0
-		}
-		return true
-	}
-}
-
-// fieldBytes decodes a base64url P-256 coordinate or scalar. Like Deno's
-// importKey it accepts short encodings (left-padded with zeros) and refuses
-// longer ones.
-func fieldBytes(s string) ([]byte, error) {
-	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
-	if err != nil {
-		return nil, fmt.Errorf("userdb: bad base64url: %w", err)
-	}
-	if len(b) == 0 || len(b) > 32 {
-		return nil, fmt.Errorf("userdb: coordinate is %d bytes, want 32", len(b))
-	}
-	out := make([]byte, 32)
-	copy(out[32-len(b):], b)
-	return out, nil
 }
