@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pawtograder/mcp-gateway/gateway/h1transport"
+	"golang.org/x/sync/errgroup"
 )
 
 // The floor server answers the load run's requests as a gateway with no
@@ -22,10 +22,10 @@ import (
 // same answer:
 //
 //   - without Authorization: write the gateway's 401, byte for byte;
-//   - with it: the revocation and staff look-ups, sent together as the
-//     gateway sends them (h1transport's Fanout); for a tool call the tool's
-//     one read (get_assignment's); then the gateway's answer, byte for
-//     byte.
+//   - with it: the revocation and staff look-ups, sent concurrently as the
+//     gateway sends them (an errgroup over one pooled net/http transport);
+//     for a tool call the tool's one read (get_assignment's); then the
+//     gateway's answer, byte for byte.
 //
 // The answers are recorded from the gateway itself at start-up (-record),
 // one per scenario, and told apart by the request body. Its CPU per
@@ -47,7 +47,7 @@ type floorServer struct {
 	answers  map[string]*recordedAnswer
 	noAuth   *recordedAnswer
 	upstream string // the fake backend's base URL
-	tr       *h1transport.Transport
+	client   *http.Client
 }
 
 // floorCommand is `loadtest floor`: record the gateway's answers, then
@@ -74,7 +74,7 @@ func floorCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	f := &floorServer{
 		answers:  map[string]*recordedAnswer{},
 		upstream: strings.TrimRight(*upstream, "/"),
-		tr:       newFloorTransport(),
+		client:   newFloorClient(),
 	}
 	if err := f.record(ctx, *record, *token, *protocol); err != nil {
 		return err
@@ -136,10 +136,19 @@ func (f *floorServer) record(ctx context.Context, gateway, token, protocol strin
 	return nil
 }
 
-// newFloorTransport is the upstream transport the gateway uses for plain
-// HTTP (gateway/cmd/gateway restTransport).
-func newFloorTransport() *h1transport.Transport {
-	return &h1transport.Transport{Fallback: http.DefaultTransport}
+// newFloorClient is the upstream client, tuned as the gateway's
+// (gateway/cmd/gateway newUpstreamTransport): a pool large enough that
+// every concurrent look-up keeps its connection, and no redirects.
+func newFloorClient() *http.Client {
+	return &http.Client{
+		Transport: &http.Transport{
+			DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			MaxIdleConns:        512,
+			MaxIdleConnsPerHost: 256,
+			IdleConnTimeout:     90 * time.Second,
+		},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
 }
 
 // recordTimeout bounds the recording of the gateway's answers.
@@ -176,32 +185,41 @@ func (f *floorServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // lookUps does the upstream reads of an authenticated request: the two
-// look-ups together, then, for a tool call, the tool's read.
+// look-ups concurrently, then, for a tool call, the tool's read.
 func (f *floorServer) lookUps(ctx context.Context, tool bool) error {
-	get := func(path string, accept string) *http.Request {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, f.upstream+path, nil)
-		req.Header["Accept"] = []string{accept}
-		req.Header["Apikey"] = []string{"fake-service-role-key"}
-		req.Header["Authorization"] = []string{"Bearer fake-service-role-key"}
-		return req
-	}
-	resps, errs, ok := f.tr.Fanout([]*http.Request{get(floorRevocation, "application/json"), get(floorStaff, "application/json")}, 1<<20)
-	if !ok {
-		return errors.New("the look-ups could not be fanned out")
-	}
-	for i := range resps {
-		if errs[i] != nil {
-			return errs[i]
-		}
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return f.read(gctx, floorRevocation, "application/json") })
+	g.Go(func() error { return f.read(gctx, floorStaff, "application/json") })
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	if !tool {
 		return nil
 	}
-	resp, err := f.tr.RoundTrip(get(floorToolRead, "application/vnd.pgrst.object+json"))
+	return f.read(ctx, floorToolRead, "application/vnd.pgrst.object+json")
+}
+
+// read GETs path from the upstream with the service role's headers, as the
+// gateway's PostgREST client does, and reads the answer to its end, which
+// puts the connection back in the pool.
+func (f *floorServer) read(ctx context.Context, path, accept string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.upstream+path, nil)
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return err
+	req.Header["Accept"] = []string{accept}
+	req.Header["Apikey"] = []string{"fake-service-role-key"}
+	req.Header["Authorization"] = []string{"Bearer fake-service-role-key"}
+	resp, err := f.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)); err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("upstream %s: %s", path, resp.Status)
+	}
+	return nil
 }

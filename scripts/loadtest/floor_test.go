@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // standInGateway answers like the gateway in shape: 401 with its headers
@@ -102,8 +103,7 @@ func TestFloorReplaysTheGateway(t *testing.T) {
 	backend := &countingBackend{}
 	backendURL := backend.start(t)
 
-	f := &floorServer{answers: map[string]*recordedAnswer{}, upstream: backendURL}
-	f.tr = newFloorTransport()
+	f := &floorServer{answers: map[string]*recordedAnswer{}, upstream: backendURL, client: newFloorClient()}
 	if err := f.record(context.Background(), gw.URL, "tok", "2025-06-18"); err != nil {
 		t.Fatal(err)
 	}
@@ -143,5 +143,63 @@ func TestFloorReplaysTheGateway(t *testing.T) {
 	// answer.
 	if got := answerText(t, floor.URL, []byte(`{"jsonrpc":"2.0","id":9,"method":"ping"}`), "tok"); !strings.HasPrefix(got, "400\n") {
 		t.Errorf("an unrecorded request got\n%s", got)
+	}
+}
+
+// startFloor records the stand-in gateway and serves the floor against the
+// upstream at upstreamURL.
+func startFloor(t *testing.T, upstreamURL string) string {
+	t.Helper()
+	gw := httptest.NewServer(http.HandlerFunc(standInGateway))
+	t.Cleanup(gw.Close)
+	f := &floorServer{answers: map[string]*recordedAnswer{}, upstream: upstreamURL, client: newFloorClient()}
+	if err := f.record(context.Background(), gw.URL, "tok", "2025-06-18"); err != nil {
+		t.Fatal(err)
+	}
+	floor := httptest.NewServer(f)
+	t.Cleanup(floor.Close)
+	return floor.URL
+}
+
+// TestFloorLookUpsAreConcurrent: the upstream answers neither look-up until
+// both have arrived (or 5 s have passed, then with a 500), so look-ups sent
+// one after the other make the floor answer 502.
+func TestFloorLookUpsAreConcurrent(t *testing.T) {
+	var arrived sync.WaitGroup
+	arrived.Add(2)
+	both := make(chan struct{})
+	go func() { arrived.Wait(); close(both) }()
+	inner := fakeBackend()
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.RequestURI() == floorRevocation || r.URL.RequestURI() == floorStaff {
+			arrived.Done()
+			select {
+			case <-both:
+			case <-time.After(5 * time.Second):
+				http.Error(w, "the other look-up did not arrive", http.StatusInternalServerError)
+				return
+			}
+		}
+		inner.ServeHTTP(w, r)
+	}))
+	t.Cleanup(upstream.Close)
+	floorURL := startFloor(t, upstream.URL)
+	tl := scenario(t, "tools/list")
+	if got := answerText(t, floorURL, tl.Body, "tok"); !strings.HasPrefix(got, "200\n") {
+		t.Errorf("tools/list got\n%s", got)
+	}
+}
+
+// TestFloorRefusesUpstreamErrors: a look-up answered with an error status
+// makes the floor answer 502 rather than replay the recorded success.
+func TestFloorRefusesUpstreamErrors(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "down", http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(upstream.Close)
+	floorURL := startFloor(t, upstream.URL)
+	tl := scenario(t, "tools/list")
+	if got := answerText(t, floorURL, tl.Body, "tok"); !strings.HasPrefix(got, "502\n") {
+		t.Errorf("tools/list with a failing upstream got\n%s", got)
 	}
 }

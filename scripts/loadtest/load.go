@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -109,22 +110,42 @@ func toolText(body []byte) (string, error) {
 type Target struct {
 	Endpoint string // …/functions/v1/mcp-server
 	Token    string
-	Client   *http.Client
+	// Client sends every request; newLoadClient gives the load run's.
+	Client *http.Client
 	// ProtocolVersion, when set, is sent as MCP-Protocol-Version, as
 	// clients do after initialization (2025-06-18 and later).
 	ProtocolVersion string
-	// Raw sends the load loop's requests with the minimal keep-alive
-	// client (rawclient.go) instead of Client, so the load generator takes
-	// as little CPU from the gateway as it can.
-	Raw bool
 }
 
-// post sends one request and returns the body, with an error for a non-200
-// answer or a JSON-RPC failure. buf is reused between calls.
-func (t Target) post(ctx context.Context, sc Scenario, buf *bytes.Buffer) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.Endpoint, bytes.NewReader(sc.Body))
+// newLoadClient is the load run's client for up to conns workers: one
+// kept-alive connection per worker, so a row measures requests and not
+// connection set-up. net/http keeps 2 idle connections per host by
+// default, and the other workers' connections would be closed and dialled
+// again on every request. The pool holds twice conns: while the workers
+// start, a request that dialled may be handed another worker's freed
+// connection, and the dialled one then waits in the pool too; with room
+// for only conns, the pool closes connections that are about to be reused.
+// Answers are read as the gateway sends them (no Accept-Encoding), and no
+// proxy is consulted.
+func newLoadClient(conns int, timeout time.Duration) *http.Client {
+	return &http.Client{
+		Transport: &http.Transport{
+			DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			MaxIdleConns:        2 * conns,
+			MaxIdleConnsPerHost: 2 * conns,
+			IdleConnTimeout:     90 * time.Second,
+			DisableCompression:  true,
+		},
+		Timeout: timeout,
+	}
+}
+
+// request is the POST for sc, with its headers; the load loop sends shallow
+// copies of it, so the URL and headers are built once per worker.
+func (t Target) request(ctx context.Context, sc Scenario) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.Endpoint, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !sc.NoAuth {
 		req.Header.Set("Authorization", "Bearer "+t.Token)
@@ -134,16 +155,41 @@ func (t Target) post(ctx context.Context, sc Scenario, buf *bytes.Buffer) error 
 	if t.ProtocolVersion != "" {
 		req.Header.Set("MCP-Protocol-Version", t.ProtocolVersion)
 	}
+	return req, nil
+}
+
+// send sends a copy of base with sc's body and reads the whole answer into
+// buf (so the connection goes back to the pool), returning its status. The
+// Header map is shared with base: net/http only reads it.
+func (t Target) send(base *http.Request, sc Scenario, buf *bytes.Buffer) (int, error) {
+	req := new(http.Request)
+	*req = *base
+	req.Body = io.NopCloser(bytes.NewReader(sc.Body))
+	req.ContentLength = int64(len(sc.Body))
 	resp, err := t.Client.Do(req)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer resp.Body.Close()
 	buf.Reset()
 	if _, err := buf.ReadFrom(resp.Body); err != nil {
+		return resp.StatusCode, err
+	}
+	return resp.StatusCode, nil
+}
+
+// post sends one request and returns the body, with an error for a non-200
+// answer or a JSON-RPC failure. buf is reused between calls.
+func (t Target) post(ctx context.Context, sc Scenario, buf *bytes.Buffer) error {
+	req, err := t.request(ctx, sc)
+	if err != nil {
 		return err
 	}
-	return checkAnswer(sc, resp.StatusCode, buf.Bytes())
+	status, err := t.send(req, sc, buf)
+	if err != nil {
+		return err
+	}
+	return checkAnswer(sc, status, buf.Bytes())
 }
 
 // checkAnswer judges one answer: the scenario's status, and for a 200 a
@@ -159,9 +205,10 @@ func checkAnswer(sc Scenario, status int, body []byte) error {
 	return CheckRPC(body)
 }
 
-// checkAnswerQuick is checkAnswer without decoding the JSON, for the raw
-// client's load loop: the gateway writes "result" or "error" as the third
-// member and a failed tool call as "isError":true. Preflight decodes fully.
+// checkAnswerQuick is checkAnswer without decoding the JSON, for the load
+// loop, whose CPU is taken from the same cores as the gateway's: the
+// gateway writes "result" or "error" as the third member and a failed tool
+// call as "isError":true. Preflight decodes fully.
 func checkAnswerQuick(sc Scenario, status int, body []byte) error {
 	want := cmp.Or(sc.Status, http.StatusOK)
 	switch {
@@ -260,24 +307,20 @@ func RunLoad(ctx context.Context, t Target, p *Probe, sc Scenario, opts LoadOpti
 			var buf bytes.Buffer
 			var errs int
 			var first string
-			send := func() error { return t.post(runCtx, sc, &buf) }
-			if t.Raw {
-				rc, err := newRawConn(t, sc)
+			base, err := t.request(runCtx, sc)
+			if err != nil {
+				mu.Lock()
+				errCount++
+				firstErr = cmp.Or(firstErr, err.Error())
+				mu.Unlock()
+				return
+			}
+			send := func() error {
+				status, err := t.send(base, sc, &buf)
 				if err != nil {
-					mu.Lock()
-					errCount++
-					firstErr = cmp.Or(firstErr, err.Error())
-					mu.Unlock()
-					return
+					return err
 				}
-				defer rc.close()
-				send = func() error {
-					status, err := rc.do(runCtx, &buf)
-					if err != nil {
-						return err
-					}
-					return checkAnswerQuick(sc, status, buf.Bytes())
-				}
+				return checkAnswerQuick(sc, status, buf.Bytes())
 			}
 			for runCtx.Err() == nil && issued.Add(1) <= int64(opts.MaxRequests) {
 				t0 := time.Now()

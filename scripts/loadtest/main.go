@@ -18,7 +18,9 @@
 //
 // The gateway's CPU time and memory come from /proc/<pid> (-pid, or the
 // process found listening on the gateway's port) and otherwise from its
-// process_* metrics. Exit status: 0 on success, 1 when the error rate is
+// process_* metrics; a pid that is this process is refused, so the load
+// generator's own CPU, reported in a column of its own, is never counted
+// as the gateway's. Exit status: 0 on success, 1 when the error rate is
 // above -max-error-rate or the stream run fails, 2 on bad usage.
 package main
 
@@ -59,7 +61,6 @@ type options struct {
 	maxTime                             time.Duration
 	stream                              StreamOptions
 	rssSlackMiB                         float64
-	raw                                 bool
 }
 
 // servers are the subcommands that serve until SIGTERM/SIGINT.
@@ -112,7 +113,6 @@ func main() {
 	fs.IntVar(&o.ids.Submission, "submission", 3, "submission id for get_submission (seed: 3, six files)")
 	fs.IntVar(&o.ids.HelpRequest, "help-request", 1, "help request id for get_help_request (seed: 1)")
 	fs.IntVar(&o.ids.Assignment, "assignment", 1, "assignment id for get_assignment (seed: 1)")
-	fs.BoolVar(&o.raw, "raw", false, "send load requests with the minimal keep-alive HTTP/1.1 client (wrk-style) instead of Go's http.Client")
 	fs.Float64Var(&o.maxErrorRate, "max-error-rate", 0.01, "fail when more than this fraction of a row's requests fail")
 	fs.DurationVar(&o.requestTimeout, "request-timeout", 30*time.Second, "timeout of one load request")
 	fs.DurationVar(&o.maxTime, "max-time", 30*time.Minute, "bound on the whole run")
@@ -185,6 +185,10 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	if probe.PID == os.Getpid() {
+		// Its CPU and memory would be reported as the gateway's.
+		return fmt.Errorf("the gateway's pid %d is this load generator's own process; run the gateway as a process of its own", probe.PID)
+	}
 	if o.header {
 		WriteMachine(stdout, hostMachine())
 		fmt.Fprintf(stdout, "Gateway %s (pid %s), metrics %s.\n\n", u.Redacted(), pidText(probe.PID), cmpOr(o.metricsURL, "not used"))
@@ -197,9 +201,9 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		for _, c := range concs {
 			maxConc = max(maxConc, c)
 		}
-		tr := &http.Transport{MaxIdleConns: maxConc * 2, MaxIdleConnsPerHost: maxConc * 2, IdleConnTimeout: 30 * time.Second}
-		defer tr.CloseIdleConnections()
-		t := Target{Endpoint: endpoint, Token: o.token, Client: &http.Client{Transport: tr, Timeout: o.requestTimeout}, ProtocolVersion: o.protocol, Raw: o.raw}
+		client := newLoadClient(maxConc, o.requestTimeout)
+		defer client.CloseIdleConnections()
+		t := Target{Endpoint: endpoint, Token: o.token, Client: client, ProtocolVersion: o.protocol}
 		for _, sc := range scenarios {
 			if err := t.Preflight(ctx, sc); err != nil {
 				return fmt.Errorf("preflight: %w", err)

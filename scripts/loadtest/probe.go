@@ -45,6 +45,7 @@ func (p *Probe) Metrics(ctx context.Context) (Metrics, error) {
 	if err != nil {
 		return nil, err
 	}
+	req.Header.Set("Accept", metricsAccept)
 	resp, err := p.Client.Do(req)
 	if err != nil {
 		return nil, err

@@ -1,15 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
-	"strings"
+	"maps"
+	"slices"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
-// Sample is one line of the Prometheus text exposition format.
+// Sample is one series of a metrics page at the moment it was read.
 type Sample struct {
 	Name   string
 	Labels map[string]string
@@ -19,113 +20,37 @@ type Sample struct {
 // Metrics is a parsed /metrics page.
 type Metrics []Sample
 
-// ParseMetrics reads the Prometheus text format (version 0.0.4): comment
-// and blank lines are skipped; each other line is name, optional {labels}
-// with \\, \" and \n escapes, a value, and an optional timestamp.
+// metricsAccept asks promhttp for the text format, the one ParseMetrics
+// reads.
+const metricsAccept = "text/plain;version=0.0.4"
+
+// ParseMetrics reads a page in the Prometheus text format with expfmt's
+// parser and flattens it into series as Prometheus stores them: a histogram
+// becomes its _bucket, _sum and _count series and a summary its quantiles,
+// _sum and _count, so a figure such as
+// gateway_upstream_request_duration_seconds_sum is found by the name on
+// the page whether or not the family is declared with # TYPE.
 func ParseMetrics(r io.Reader) (Metrics, error) {
-	var out Metrics
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		s, err := parseSampleLine(line)
-		if err != nil {
-			return nil, fmt.Errorf("metrics line %d: %w", n, err)
-		}
-		out = append(out, s)
-	}
-	return out, sc.Err()
-}
-
-func parseSampleLine(line string) (Sample, error) {
-	var s Sample
-	i := strings.IndexAny(line, "{ \t")
-	if i <= 0 {
-		return s, fmt.Errorf("no value in %q", line)
-	}
-	s.Name = line[:i]
-	rest := line[i:]
-	if rest[0] == '{' {
-		labels, after, err := parseLabels(rest[1:])
-		if err != nil {
-			return s, err
-		}
-		s.Labels = labels
-		rest = after
-	}
-	fields := strings.Fields(rest)
-	if len(fields) == 0 || len(fields) > 2 {
-		return s, fmt.Errorf("want a value and an optional timestamp after %s, got %q", s.Name, rest)
-	}
-	v, err := parseValue(fields[0])
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(r)
 	if err != nil {
-		return s, err
+		return nil, fmt.Errorf("metrics: %w", err)
 	}
-	s.Value = v
-	return s, nil
-}
-
-func parseValue(f string) (float64, error) {
-	switch f {
-	case "+Inf", "Inf":
-		return math.Inf(1), nil
-	case "-Inf":
-		return math.Inf(-1), nil
-	case "NaN":
-		return math.NaN(), nil
-	}
-	v, err := strconv.ParseFloat(f, 64)
+	vec, err := expfmt.ExtractSamples(&expfmt.DecodeOptions{Timestamp: model.Now()}, slices.Collect(maps.Values(fams))...)
 	if err != nil {
-		return 0, fmt.Errorf("bad value %q", f)
+		return nil, fmt.Errorf("metrics: %w", err)
 	}
-	return v, nil
-}
-
-// parseLabels parses `a="x",b="y"}` and returns the text after the brace.
-func parseLabels(s string) (map[string]string, string, error) {
-	labels := map[string]string{}
-	for {
-		s = strings.TrimLeft(s, " ,")
-		if s == "" {
-			return nil, "", fmt.Errorf("unterminated label set")
-		}
-		if s[0] == '}' {
-			return labels, s[1:], nil
-		}
-		eq := strings.IndexByte(s, '=')
-		if eq <= 0 {
-			return nil, "", fmt.Errorf("malformed label in %q", s)
-		}
-		name := strings.TrimSpace(s[:eq])
-		value := strings.TrimLeft(s[eq+1:], " ")
-		if value == "" || value[0] != '"' {
-			return nil, "", fmt.Errorf("malformed label in %q", s)
-		}
-		s = value
-		var b strings.Builder
-		i := 1
-		for ; i < len(s) && s[i] != '"'; i++ {
-			if s[i] == '\\' && i+1 < len(s) {
-				i++
-				switch s[i] {
-				case 'n':
-					b.WriteByte('\n')
-				default:
-					b.WriteByte(s[i])
-				}
-				continue
+	out := make(Metrics, 0, len(vec))
+	for _, s := range vec {
+		labels := make(map[string]string, len(s.Metric))
+		for k, v := range s.Metric {
+			if k != model.MetricNameLabel {
+				labels[string(k)] = string(v)
 			}
-			b.WriteByte(s[i])
 		}
-		if i >= len(s) {
-			return nil, "", fmt.Errorf("unterminated label value for %s", name)
-		}
-		labels[name] = b.String()
-		s = s[i+1:]
+		out = append(out, Sample{Name: string(s.Metric[model.MetricNameLabel]), Labels: labels, Value: float64(s.Value)})
 	}
+	return out, nil
 }
 
 // Sum adds the values of every sample called name whose labels include

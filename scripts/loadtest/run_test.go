@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -59,14 +61,14 @@ func newFake(t *testing.T) (*fakeGateway, *httptest.Server, Target, *Probe) {
 	f := &fakeGateway{}
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
-	tgt := Target{Endpoint: srv.URL + "/functions/v1/mcp-server", Token: "tok", Client: srv.Client()}
+	tgt := Target{Endpoint: srv.URL + "/functions/v1/mcp-server", Token: "tok", Client: newLoadClient(8, 10*time.Second)}
 	return f, srv, tgt, &Probe{MetricsURL: srv.URL + "/metrics", Client: srv.Client()}
 }
 
 func TestRunLoad(t *testing.T) {
 	_, _, tgt, probe := newFake(t)
 	ctx := context.Background()
-	sc := Scenarios(IDs{Class: 1, Submission: 3, HelpRequest: 1}, "2025-06-18")[2]
+	sc := scenario(t, "get_submission")
 	if err := tgt.Preflight(ctx, sc); err != nil {
 		t.Fatalf("Preflight: %v", err)
 	}
@@ -139,5 +141,108 @@ func TestRunStreams(t *testing.T) {
 	r, err = RunStreams(context.Background(), tgt, probe, StreamOptions{Streams: 3, OpenParallel: 1, Settle: time.Second})
 	if err == nil {
 		t.Errorf("a refused warm-up stream did not fail the run: %+v", r)
+	}
+}
+
+// scenario is the load run's scenario called name.
+func scenario(t *testing.T, name string) Scenario {
+	t.Helper()
+	scs, err := pickScenarios(Scenarios(IDs{Class: 1, Submission: 3, HelpRequest: 1, Assignment: 1}, "2025-06-18"), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scs[0]
+}
+
+// TestRunLoadKeepsItsConnections: with the load run's client no connection
+// is closed during a row, so the row measures requests and not connection
+// set-up. (While the workers start, net/http may dial a few more
+// connections than there are workers: a request that dialled can be handed
+// another's freed connection. They stay in the pool, bounded here.)
+func TestRunLoadKeepsItsConnections(t *testing.T) {
+	const workers = 8
+	f := &fakeGateway{}
+	var opened, closed atomic.Int32
+	srv := httptest.NewUnstartedServer(f)
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		switch st {
+		case http.StateNew:
+			opened.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			closed.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	client := newLoadClient(workers, 10*time.Second)
+	t.Cleanup(client.CloseIdleConnections)
+	tgt := Target{Endpoint: srv.URL + "/functions/v1/mcp-server", Token: "tok", Client: client, ProtocolVersion: "2025-06-18"}
+	// The probe reads the same fake's metrics through a listener of its
+	// own, so only the load's connections are counted.
+	metrics := httptest.NewServer(f)
+	t.Cleanup(metrics.Close)
+	probe := &Probe{MetricsURL: metrics.URL + "/metrics", Client: metrics.Client()}
+	r, err := RunLoad(context.Background(), tgt, probe, scenario(t, "tools/list"), LoadOptions{Concurrency: workers, Duration: 10 * time.Second, MaxRequests: 4000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Requests != 4000 || r.Errors != 0 {
+		t.Fatalf("requests %d errors %d, want 4000 and 0 (first error %q)", r.Requests, r.Errors, r.FirstError)
+	}
+	if n := closed.Load(); n != 0 {
+		t.Errorf("%d connections were closed during the row (%d opened for %d workers), want 0", n, opened.Load(), workers)
+	}
+	if n := opened.Load(); n < workers || n > 2*workers {
+		t.Errorf("%d connections opened for %d workers, want %d to %d", n, workers, workers, 2*workers)
+	}
+}
+
+func TestCheckAnswerQuick(t *testing.T) {
+	toolCall, noAuth := scenario(t, "get_assignment"), scenario(t, "unauthenticated")
+	tests := []struct {
+		name    string
+		sc      Scenario
+		status  int
+		body    string
+		wantErr bool
+	}{
+		{"result", toolCall, 200, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{}"}]}}`, false},
+		{"JSON-RPC error", toolCall, 200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"boom"}}`, true},
+		{"tool error", toolCall, 200, `{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":true}}`, true},
+		{"wrong status", toolCall, 500, `{"jsonrpc":"2.0","id":1,"result":{}}`, true},
+		{"empty body", toolCall, 200, ``, true},
+		{"expected 401", noAuth, 401, `{"error":"x"}`, false},
+		{"401 scenario answered 200", noAuth, 200, `{"jsonrpc":"2.0","id":1,"result":{}}`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := checkAnswerQuick(tt.sc, tt.status, []byte(tt.body))
+			if (err != nil) != tt.wantErr {
+				t.Errorf("checkAnswerQuick = %v, want error %v", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestRunRefusesItsOwnProcess: the gateway's CPU and memory come from
+// /proc/<pid>, so measuring the load generator's own process (given by
+// -pid, or found listening on the gateway's port, as an in-process server
+// is) would report the generator's work as the gateway's.
+func TestRunRefusesItsOwnProcess(t *testing.T) {
+	srv := httptest.NewServer(&fakeGateway{})
+	t.Cleanup(srv.Close)
+	for _, pid := range []int{os.Getpid(), 0} {
+		t.Run(fmt.Sprintf("pid %d", pid), func(t *testing.T) {
+			o := options{baseURL: srv.URL, token: "tok", pid: pid, mode: "load", concurrency: "1", scenarios: "tools/list",
+				repeat: 1, maxRequests: 10, duration: time.Second, requestTimeout: time.Second, maxTime: time.Minute}
+			var stdout, stderr strings.Builder
+			err := run(context.Background(), o, &stdout, &stderr)
+			if err == nil || !strings.Contains(err.Error(), "load generator's own process") {
+				t.Errorf("run = %v, want the own-process refusal (stderr %q)", err, stderr.String())
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("run printed %q before refusing", stdout.String())
+			}
+		})
 	}
 }
