@@ -58,6 +58,6 @@ func run(w io.Writer, kid string) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "# The gateway's JWT_SECRET (keep private):\nJWT_SECRET='%s'\n\n# Add this key to PostgREST's JWKS (CLI: signing keys file; self-hosted: JWT_JWKS; hosted: import as a signing key):\n%s\n", privJSON, pubJSON)
+	_, err = fmt.Fprintf(w, "# The gateway's JWT_SECRET (keep private). Supabase CLI: add this private JWK to the signing keys file; hosted: import it as a standby key:\nJWT_SECRET='%s'\n\n# Add this key to PostgREST's JWKS (self-hosted: JWT_JWKS; the CLI and hosted projects publish it from the private key):\n%s\n", privJSON, pubJSON)
 	return err
 }

@@ -26,6 +26,14 @@ type Options struct {
 }
 
 // Render returns a text with one section per client.
+// InspectorVersion is the MCP Inspector the printed command runs. Without
+// a version npx picks the newest release whose declared engines match the
+// installed Node.js, which on Node.js 20 is 0.15.0, whose CLI refuses
+// --header for a URL ("Arguments cannot be passed to a URL-based MCP
+// server"). 2.12.0 declares Node.js >= 22.19 but its CLI runs on Node.js 20
+// (the dev command's TestPrintedCommandsWork runs it).
+const InspectorVersion = "2.12.0"
+
 func Render(opts Options) (string, error) {
 	u, err := url.Parse(opts.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -57,7 +65,7 @@ func Render(opts Options) (string, error) {
 	fmt.Fprintf(&b, "# Claude Desktop (claude_desktop_config.json), through the mcp-remote bridge:\n%s\n\n", indent(desktop))
 	fmt.Fprintf(&b, "# Claude Code:\nclaude mcp add --transport http %s %s --header \"Authorization: %s\"\n\n", opts.Name, opts.URL, bearer)
 	fmt.Fprintf(&b, "# Clients that take a URL and headers (Cursor, Windsurf, the web app's snippet):\n%s\n\n", indent(direct))
-	fmt.Fprintf(&b, "# MCP Inspector (UI: transport Streamable HTTP, this URL, header Authorization):\nnpx @modelcontextprotocol/inspector --cli %s --transport http --header \"Authorization: %s\" --method tools/list\n\n", opts.URL, bearer)
+	fmt.Fprintf(&b, "# MCP Inspector (UI: transport Streamable HTTP, this URL, header Authorization):\nnpx -y @modelcontextprotocol/inspector@%s --cli %s --transport http --header \"Authorization: %s\" --method tools/list\n\n", InspectorVersion, opts.URL, bearer)
 	fmt.Fprintf(&b, "# OAuth-capable clients (Claude connectors, the Inspector's OAuth flow) need only the URL:\n%s\n", opts.URL)
 	return b.String(), nil
 }

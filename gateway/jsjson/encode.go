@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // Marshal returns the compact JSON text of v, as JSON.stringify(v) would.
@@ -17,12 +16,7 @@ func Marshal(v any) ([]byte, error) {
 
 // MarshalIndent returns JSON.stringify(v, null, 2).
 func MarshalIndent(v any) ([]byte, error) {
-	return AppendIndent(make([]byte, 0, 1024), v)
-}
-
-// AppendIndent appends JSON.stringify(v, null, 2) to dst.
-func AppendIndent(dst []byte, v any) ([]byte, error) {
-	e := encoder{buf: dst, indent: true}
+	e := encoder{buf: make([]byte, 0, 1024), indent: true}
 	if err := e.value(v, 0); err != nil {
 		return nil, err
 	}
@@ -314,14 +308,6 @@ func AppendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
-}
-
-// AppendStringBytes is AppendString for text held in a byte slice: a tool
-// result's JSON text is escaped into its answer without first being copied
-// into a string of its own. AppendString only reads s and keeps no part of
-// it, so viewing the bytes as a string for the call is safe.
-func AppendStringBytes(dst, s []byte) []byte {
-	return AppendString(dst, unsafe.String(unsafe.SliceData(s), len(s)))
 }
 
 // reserve makes room for n more bytes, doubling the buffer. append alone

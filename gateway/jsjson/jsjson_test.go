@@ -161,32 +161,15 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
-// TestAppendVariants: the append forms write what their allocating or
-// string forms write, after what dst already holds, and leave their input
-// as it was.
-func TestAppendVariants(t *testing.T) {
-	texts := append(fixedInputs(), []byte("a\xe2\x82b"), []byte("\xed\xa0\x80\xed\xb0\x80"), []byte("\x00\x1f\"\\\u2028é😀"), nil)
-	for _, in := range texts {
-		before := string(in)
-		got := AppendStringBytes([]byte("prefix:"), in)
-		if want := AppendString([]byte("prefix:"), before); string(got) != string(want) {
-			t.Errorf("AppendStringBytes(%q) = %q, want %q", in, got, want)
-		}
-		if string(in) != before {
-			t.Errorf("AppendStringBytes changed its input %q to %q", before, in)
-		}
-		v, err := Decode(in)
-		if err != nil {
-			continue
-		}
-		indent, _ := MarshalIndent(v)
-		got, err = AppendIndent([]byte("prefix:"), v)
-		if err != nil || string(got) != "prefix:"+string(indent) {
-			t.Errorf("AppendIndent(Decode(%q)) = %q, %v, want prefix:%q", in, got, err, indent)
-		}
+// TestEncodeTooDeep: both encoders refuse a value nested deeper than
+// MaxDepth instead of recursing without bound.
+func TestEncodeTooDeep(t *testing.T) {
+	v := deepArray(MaxDepth + 2)
+	if _, err := Marshal(v); !errors.Is(err, ErrTooDeep) {
+		t.Errorf("Marshal(too deep) error %v, want ErrTooDeep", err)
 	}
-	if _, err := AppendIndent(nil, deepArray(MaxDepth+2)); !errors.Is(err, ErrTooDeep) {
-		t.Errorf("AppendIndent(too deep) error %v, want ErrTooDeep", err)
+	if _, err := MarshalIndent(v); !errors.Is(err, ErrTooDeep) {
+		t.Errorf("MarshalIndent(too deep) error %v, want ErrTooDeep", err)
 	}
 }
 

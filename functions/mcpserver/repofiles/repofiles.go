@@ -24,7 +24,7 @@ import (
 
 	"github.com/bradleyfalzon/ghinstallation/v2"
 	"github.com/golang-jwt/jwt/v5"
-	"github.com/google/go-github/v75/github"
+	"github.com/google/go-github/v88/github"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -261,8 +261,12 @@ func New(opts Options) (*Client, error) {
 	rt = &guardTransport{next: rt, limits: c.limits}
 	c.http = &http.Client{Transport: rt, CheckRedirect: noRedirects}
 	appsRT := ghinstallation.NewAppsTransportFromPrivateKey(rt, id, key)
-	c.apps = github.NewClient(&http.Client{Transport: appsRT, CheckRedirect: noRedirects})
-	c.apps.BaseURL = u
+	apiBase := u.String()
+	if c.apps, err = github.NewClient(
+		github.WithHTTPClient(&http.Client{Transport: appsRT, CheckRedirect: noRedirects}),
+		github.WithURLs(&apiBase, nil)); err != nil {
+		return nil, fmt.Errorf("repofiles: GitHub client: %w", err)
+	}
 	c.configured = true
 	return c, nil
 }
