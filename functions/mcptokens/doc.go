@@ -4,15 +4,15 @@
 //
 // The web user is authenticated by Supabase Auth (GET /auth/v1/user), and
 // every database read and write runs under that user's own session token,
-// so row-level security confines each user to their own tokens. The only
-// privileged step, making a revocation visible in revoked_token_ids, goes
-// through the authentication layer, which alone holds the service role.
+// so row-level security confines each user to their own tokens. It holds
+// no privileged key: a revocation reaches revoked_token_ids through the
+// api_tokens trigger, in the same transaction as the user's update.
 //
 // Request flow per method (docs/contract/protocol.md Part B):
 //
 //	OPTIONS  200 "ok"
 //	GET      auth → staff check → list
 //	POST     parse body → auth → staff check → validate → mint → insert
-//	DELETE   parse body → auth → validate → find → revoke → confirm revocation
+//	DELETE   parse body → auth → validate → find → revoke
 //	other    405
 package mcptokens

@@ -26,12 +26,6 @@ type UserLookup interface {
 	GetUser(ctx context.Context, accessToken string) (*mcpauth.SupabaseUser, error)
 }
 
-// Revoker makes a token's revocation visible to every verifier and fails
-// when it cannot establish that it is.
-type Revoker interface {
-	EnsureRevoked(ctx context.Context, tokenID string) error
-}
-
 // Minter signs a new API token (docs/contract/protocol.md A9).
 type Minter func(sub string, scopes []string, tokenID string, days float64, now time.Time) (string, error)
 
@@ -43,7 +37,6 @@ type Options struct {
 	// when PostgREST is not configured.
 	ForSession func(userID, accessToken string) *userdb.Client
 	Mint       Minter
-	Revoker    Revoker
 	// MaxBodyBytes bounds request bodies; 0 means 64 KiB.
 	MaxBodyBytes int64
 	Now          func() time.Time
@@ -58,8 +51,8 @@ type Handler struct {
 
 // New validates opts and returns the handler.
 func New(opts Options) (*Handler, error) {
-	if opts.Users == nil || opts.ForSession == nil || opts.Mint == nil || opts.Revoker == nil {
-		return nil, errors.New("mcptokens: Users, ForSession, Mint and Revoker are required")
+	if opts.Users == nil || opts.ForSession == nil || opts.Mint == nil {
+		return nil, errors.New("mcptokens: Users, ForSession and Mint are required")
 	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 64 << 10

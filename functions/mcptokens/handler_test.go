@@ -1,13 +1,18 @@
 package mcptokens
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,8 +38,12 @@ type setup struct {
 	authURL string
 	restURL string
 	secret  string
-	revoker Revoker
-	newID   func() string
+	// mintSecret is the secret Mint signs with; empty: secret. It differs
+	// from secret only to reach Mint's failure, since mcpauth.New refuses
+	// an unusable secret.
+	mintSecret string
+	newID      func() string
+	logger     *slog.Logger
 }
 
 func newServer(t *testing.T, s setup) *echo.Echo {
@@ -48,13 +57,8 @@ func newServer(t *testing.T, s setup) *echo.Echo {
 	if s.secret == "" {
 		s.secret = testSecret
 	}
-	if s.revoker == nil {
-		a, err := mcpauth.New(mcpauth.Options{RestURL: env.RestURL, ServiceRoleKey: env.ServiceRoleKey, MCPJWTSecret: s.secret})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(a.Close)
-		s.revoker = a
+	if s.mintSecret == "" {
+		s.mintSecret = s.secret
 	}
 	restEnv := *env
 	restEnv.RestURL = s.restURL
@@ -63,11 +67,11 @@ func newServer(t *testing.T, s setup) *echo.Echo {
 		Users:      &mcpauth.AuthClient{AuthURL: s.authURL, AnonKey: env.AnonKey},
 		ForSession: func(uid, tok string) *userdb.Client { return userdb.NewClient(base, uid, tok) },
 		Mint: func(sub string, scopes []string, id string, days float64, now time.Time) (string, error) {
-			return mcpauth.MintAPIToken(s.secret, sub, scopes, id, days, now)
+			return mcpauth.MintAPIToken(s.mintSecret, sub, scopes, id, days, now)
 		},
-		Revoker: s.revoker,
-		Now:     func() time.Time { return fixedNow },
-		NewID:   s.newID,
+		Now:    func() time.Time { return fixedNow },
+		NewID:  s.newID,
+		Logger: s.logger,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -243,7 +247,7 @@ func TestUpstreamFailuresAre503(t *testing.T) {
 }
 
 func TestShortSecretIs500(t *testing.T) {
-	e := newServer(t, setup{secret: "too-short"})
+	e := newServer(t, setup{mintSecret: "too-short"})
 	r := do(t, e, "POST", bearer(t, gatewaytest.Alice), `{"name":"x"}`)
 	if r.status != 500 || r.body != `{"error":"MCP_JWT_SECRET must be set and at least 32 characters"}` {
 		t.Errorf("got %d %s", r.status, r.body)
@@ -350,25 +354,58 @@ func TestCreateListRevoke(t *testing.T) {
 	}
 }
 
-type failingRevoker struct{}
-
-func (failingRevoker) EnsureRevoked(context.Context, string) error {
-	return mcpauth.UpstreamUnavailable("Token revocation", context.DeadlineExceeded)
-}
-
-// TestRevokeReportsUnconfirmedRevocation: a 200 means the token is refused
-// from now on; when that cannot be established the answer is 503.
-func TestRevokeReportsUnconfirmedRevocation(t *testing.T) {
+// TestRevokeIsOneUpdate: a revocation is the find and the update of the
+// original's steps 3 and 4, as the user, and nothing else: the trigger
+// lists the token in revoked_token_ids in the update's transaction, so
+// there is no third request, and no error is logged.
+func TestRevokeIsOneUpdate(t *testing.T) {
 	id := uuid.NewString()
-	e := newServer(t, setup{newID: func() string { return id }})
+	var mu sync.Mutex
+	var seen []string
+	rest, err := url.Parse(env.RestURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(rest)
+	counting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path := strings.TrimPrefix(r.URL.Path, rest.Path)
+		mu.Lock()
+		seen = append(seen, r.Method+" "+path)
+		mu.Unlock()
+		r.Host = rest.Host
+		r.URL.Path, r.URL.RawPath = path, "" // the proxy prefixes rest.Path
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(counting.Close)
+	var logs bytes.Buffer
+	e := newServer(t, setup{restURL: counting.URL + rest.Path, newID: func() string { return id },
+		logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	gary := bearer(t, gatewaytest.Gary)
 	if r := do(t, e, "POST", gary, `{"name":"temp"}`); r.status != 200 {
 		t.Fatalf("create: %d %s", r.status, r.body)
 	}
-	e = newServer(t, setup{revoker: failingRevoker{}})
-	r := do(t, e, "DELETE", gary, `{"token_id":"`+id+`"}`)
-	if r.status != 503 || !strings.HasPrefix(r.body, `{"error":"Token revocation is temporarily unavailable: `) {
-		t.Errorf("got %d %s", r.status, r.body)
+	mu.Lock()
+	seen = nil
+	mu.Unlock()
+	if r := do(t, e, "DELETE", gary, `{"token_id":"`+id+`"}`); r.status != 200 || r.body != `{"success":true,"message":"Token revoked successfully"}` {
+		t.Fatalf("revoke: %d %s", r.status, r.body)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff([]string{"GET /api_tokens", "PATCH /api_tokens"}, seen); diff != "" {
+		t.Errorf("upstream requests of a revocation (-want +got):\n%s", diff)
+	}
+	if logs.Len() != 0 {
+		t.Errorf("a revocation logged:\n%s", logs.String())
+	}
+	if env.DatabaseURL != "" {
+		conn := env.DB(t)
+		var listed, revoked bool
+		err := conn.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM revoked_token_ids WHERE token_id = $1),
+			EXISTS (SELECT 1 FROM api_tokens WHERE token_id = $1 AND revoked_at IS NOT NULL)`, id).Scan(&listed, &revoked)
+		if err != nil || !listed || !revoked {
+			t.Errorf("revoked_token_ids lists it %v, api_tokens.revoked_at set %v (%v)", listed, revoked, err)
+		}
 	}
 }
 
@@ -377,7 +414,6 @@ func TestPostgRESTNotConfiguredIs500(t *testing.T) {
 		Users:      &mcpauth.AuthClient{AuthURL: env.AuthURL, AnonKey: env.AnonKey},
 		ForSession: func(string, string) *userdb.Client { return nil },
 		Mint:       func(string, []string, string, float64, time.Time) (string, error) { return "", nil },
-		Revoker:    failingRevoker{},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -148,8 +148,11 @@ func (h *Handler) create(ctx context.Context, r *http.Request) (any, error) {
 		Set("message", msgCreated), nil
 }
 
-// revoke is DELETE (docs/contract/protocol.md B6). Unlike the original, it answers 200
-// only once the revocation is visible in revoked_token_ids.
+// revoke is DELETE (docs/contract/protocol.md B6) without the original's
+// step 5: the on_api_token_revoked trigger writes revoked_token_ids in the
+// transaction of the update, so once the update succeeds the token is
+// refused by every verifier, and the original's own insert would only
+// fail on the primary key.
 func (h *Handler) revoke(ctx context.Context, r *http.Request) (any, error) {
 	body, err := h.readBody(r)
 	if err != nil {
@@ -185,9 +188,6 @@ func (h *Handler) revoke(ctx context.Context, r *http.Request) (any, error) {
 	patch, _ := jsjson.Marshal(jsjson.NewObject(1).Set("revoked_at", now))
 	if _, err := c.db.From("api_tokens").Eq("id", rowID).Update(ctx, patch, postgrest.ReturnMinimal); err != nil {
 		return nil, apierror.Internal("Failed to revoke token", err)
-	}
-	if err := h.opts.Revoker.EnsureRevoked(ctx, tokenID); err != nil {
-		return nil, err
 	}
 	return jsjson.NewObject(2).Set("success", true).Set("message", msgRevoked), nil
 }

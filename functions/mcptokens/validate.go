@@ -49,22 +49,6 @@ func utf16Len(s string) int {
 	return n
 }
 
-// jsTruthy is JavaScript's ToBoolean for a decoded JSON value.
-func jsTruthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case float64:
-		return x != 0 && !math.IsNaN(x)
-	case string:
-		return x != ""
-	default: // objects and arrays, even empty ones
-		return true
-	}
-}
-
 // createRequest is a validated POST body.
 type createRequest struct {
 	Name   string // trimmed
@@ -86,7 +70,7 @@ func validateCreate(body *jsjson.Object) (createRequest, string) {
 	req.Name = jsTrim(name)
 
 	req.Scopes = []string{"mcp:read"}
-	if raw := body.Value("scopes"); jsTruthy(raw) {
+	if raw := body.Value("scopes"); jsjson.Truthy(raw) {
 		list, ok := raw.([]any)
 		if !ok {
 			return req, msgInvalidScopes

@@ -3,7 +3,6 @@ package mcpauth
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -12,7 +11,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 	"github.com/pawtograder/mcp-gateway/gateway/supabasejwt"
 )
@@ -67,8 +65,8 @@ type Options struct {
 	WriteTimeout time.Duration
 	// CloseTimeout bounds how long Close flushes pending writes. Default 3 s.
 	CloseTimeout time.Duration
-	// LookupTimeout bounds the service-role reads of one Authenticate or
-	// EnsureRevoked call even when the caller's context has no deadline.
+	// LookupTimeout bounds the service-role reads of one Authenticate call
+	// even when the caller's context has no deadline.
 	// Default 10 s.
 	LookupTimeout time.Duration
 	// Supabase, when set, also accepts Supabase Auth access tokens (the
@@ -291,36 +289,6 @@ func staffFrom(body json.RawMessage, err error) (bool, error) {
 		return false, fmt.Errorf("mcpauth: decode user_roles: %w", err)
 	}
 	return len(rows) > 0, nil
-}
-
-// EnsureRevoked makes sure tokenID is in revoked_token_ids, the only table
-// verifiers read. It inserts the row with the service role; a failed insert
-// (normally a duplicate key, because the on_api_token_revoked trigger
-// already wrote the row) is followed by a read that confirms the row
-// exists. If neither establishes the row, the result is a 503
-// "Token revocation is temporarily unavailable: <cause>", so the caller
-// never reports success for a token that still authenticates. A missing
-// configuration is the A7 step 5 error.
-func (a *Authenticator) EnsureRevoked(ctx context.Context, tokenID string) error {
-	if a.svc == nil {
-		return errServiceRoleConfig
-	}
-	ctx, cancel := context.WithTimeout(ctx, a.lookupTimeout)
-	defer cancel()
-	body := jsjson.AppendString([]byte(`{"token_id":`), tokenID)
-	body = append(body, '}')
-	_, insErr := a.svc.From("revoked_token_ids").Insert(ctx, body, postgrest.ReturnMinimal)
-	if insErr == nil {
-		return nil
-	}
-	row, err := a.svc.From("revoked_token_ids").Select("token_id").Eq("token_id", tokenID).MaybeSingle(ctx)
-	switch {
-	case err != nil:
-		return UpstreamUnavailable("Token revocation", errors.Join(err, insErr))
-	case row == nil:
-		return UpstreamUnavailable("Token revocation", insErr)
-	}
-	return nil
 }
 
 // directless is the apikey header value: none for a direct upstream.

@@ -291,59 +291,6 @@ func TestNewRejectsBadURL(t *testing.T) {
 	}
 }
 
-func TestEnsureRevoked(t *testing.T) {
-	tests := []struct {
-		name       string
-		insert     answer
-		lookup     answer
-		noService  bool
-		wantStatus int // 0: success
-		wantMsg    string
-		wantCalls  []string
-	}{
-		{name: "inserted", insert: answer{201, ``}, wantCalls: []string{"POST revoked_token_ids"}},
-		{name: "already there (trigger)", insert: answer{409, `{"code":"23505","message":"duplicate key value violates unique constraint \"revoked_token_ids_pkey\""}`}, lookup: answer{200, `[{"token_id":"t1"}]`},
-			wantCalls: []string{"POST revoked_token_ids", "GET revoked_token_ids"}},
-		{name: "insert failed and row missing", insert: answer{403, `{"code":"42501","message":"permission denied for table revoked_token_ids"}`}, lookup: answer{200, `[]`},
-			wantStatus: 503, wantMsg: "Token revocation is temporarily unavailable: permission denied for table revoked_token_ids (42501)",
-			wantCalls: []string{"POST revoked_token_ids", "GET revoked_token_ids"}},
-		{name: "both failed", insert: answer{500, `{"message":"down"}`}, lookup: answer{500, `{"message":"still down"}`},
-			wantStatus: 503, wantMsg: "Token revocation is temporarily unavailable: still down",
-			wantCalls: []string{"POST revoked_token_ids", "GET revoked_token_ids"}},
-		{name: "not configured", noService: true, wantStatus: 500, wantMsg: MsgServiceRoleConfig},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			fake, srv := newFakeRest(t)
-			fake.set("POST revoked_token_ids", tc.insert.status, tc.insert.body)
-			fake.set("GET revoked_token_ids", tc.lookup.status, tc.lookup.body)
-			opts := Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret}
-			if tc.noService {
-				opts.RestURL = ""
-			}
-			a := newTestAuth(t, opts)
-			err := a.EnsureRevoked(context.Background(), "t1")
-			if tc.wantStatus == 0 {
-				if err != nil {
-					t.Fatalf("EnsureRevoked = %v", err)
-				}
-			} else {
-				assertAPIError(t, err, tc.wantStatus, tc.wantMsg)
-			}
-			var calls []string
-			for _, r := range fake.recorded() {
-				calls = append(calls, r.Method+" "+r.Path[len("/rest/v1/"):])
-				if r.Method == "POST" && r.Body != `{"token_id":"t1"}` {
-					t.Errorf("insert body = %s", r.Body)
-				}
-			}
-			if diff := cmp.Diff(tc.wantCalls, calls); diff != "" {
-				t.Errorf("calls (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 func TestHasScope(t *testing.T) {
 	p := &Principal{Scopes: []string{"cli:read", "mcp:read"}}
 	var nilP *Principal

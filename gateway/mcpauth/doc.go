@@ -44,9 +44,10 @@
 //
 // TouchLastUsed records api_tokens.last_used_at (A8) without blocking: a
 // bounded queue, one worker, a deadline per write, and at most one write
-// per token per 30 s. EnsureRevoked writes revoked_token_ids for the
-// mcp-tokens DELETE and confirms the row, so a revocation is never
-// reported as done while the token still authenticates.
+// per token per 30 s. The package never writes revoked_token_ids: a token
+// is revoked by setting api_tokens.revoked_at, whose trigger adds the row
+// in the same transaction (mcp-tokens as the user, the OAuth server's
+// grant functions as the service role).
 //
 // AuthClient looks up Supabase Auth users for mcp-tokens and the OAuth
 // path; it uses the anon key only and separates "Auth refused the token"

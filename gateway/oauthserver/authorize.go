@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -21,8 +22,8 @@ func (s *Server) authorize(c echo.Context) error {
 		c.Response().Header().Set("Allow", "GET")
 		return s.page(c, http.StatusMethodNotAllowed, "Method not allowed", "Open this address in a browser.", "")
 	}
-	if !s.authorizeLimit.allow(clientIP(r, s.opts.TrustedProxies)) {
-		c.Response().Header().Set("Retry-After", "60")
+	if ok, wait := s.authorizeLimit.allow(s.clientIP(r)); !ok {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
 		return s.page(c, http.StatusTooManyRequests, "Too many attempts", "Too many connection attempts came from your network in the last minute.", "Wait a minute, then start connecting again from your assistant.")
 	}
 	q := r.URL.Query()
@@ -51,7 +52,7 @@ func (s *Server) authorize(c echo.Context) error {
 	}
 	for k, v := range q {
 		if len(v) > 1 && k != "resource" {
-			return s.redirectError(c, redirect, state, codeInvalidRequest, "Parameter "+k+" is repeated")
+			return s.redirectError(c, redirect, state, codeInvalidRequest, descRepeated)
 		}
 	}
 	if q.Get("response_type") != "code" {
@@ -148,17 +149,32 @@ func grantScopes(scope string) []string {
 	return out
 }
 
-// redirectError sends an authorization error to a verified redirect URI.
-func (s *Server) redirectError(c echo.Context, redirect, state, code, desc string) error {
-	v := url.Values{}
-	v.Set("error", code)
-	v.Set("error_description", desc)
-	return s.redirectTo(c, redirect, state, v)
+// descNotStaff is the error_description a client gets when the person who
+// signed in cannot grant access (not staff, not enrolled, disabled).
+const descNotStaff = "The signed-in account cannot grant access"
+
+// errorParams are an authorization error response's error and
+// error_description.
+func errorParams(code, desc string) url.Values {
+	return url.Values{"error": {code}, "error_description": {desc}}
 }
 
-// redirectTo answers 303 to redirect with params, state and iss added to
-// its query (keeping any query it has, RFC 6749 §3.1.2).
+// redirectError sends an authorization error to a verified redirect URI.
+// desc must be a fixed text: it reaches the client, and whatever it
+// shows, from the request it must never echo.
+func (s *Server) redirectError(c echo.Context, redirect, state, code, desc string) error {
+	return s.redirectTo(c, redirect, state, errorParams(code, desc))
+}
+
+// redirectTo answers 303 to redirectURL.
 func (s *Server) redirectTo(c echo.Context, redirect, state string, params url.Values) error {
+	pageSecurity(c.Response().Header(), "")
+	return c.Redirect(http.StatusSeeOther, s.redirectURL(redirect, state, params))
+}
+
+// redirectURL is a verified redirect URI with params, state and iss added
+// to its query (keeping any query it has, RFC 6749 §3.1.2).
+func (s *Server) redirectURL(redirect, state string, params url.Values) string {
 	if state != "" {
 		params.Set("state", state)
 	}
@@ -167,6 +183,5 @@ func (s *Server) redirectTo(c echo.Context, redirect, state string, params url.V
 	if strings.Contains(redirect, "?") {
 		sep = "&"
 	}
-	pageSecurity(c.Response().Header(), "")
-	return c.Redirect(http.StatusSeeOther, redirect+sep+params.Encode())
+	return redirect + sep + params.Encode()
 }

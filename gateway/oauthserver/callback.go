@@ -2,8 +2,15 @@ package oauthserver
 
 import (
 	"errors"
+	"net"
 	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
+	"golang.org/x/net/publicsuffix"
 
 	"github.com/labstack/echo/v4"
 )
@@ -45,9 +52,16 @@ func (s *Server) callback(c echo.Context) error {
 	}
 	if !staff {
 		s.clearPending(c)
-		return s.page(c, http.StatusForbidden, "Only instructors and graders can connect assistants",
-			"You are signed in as "+displayAccount(user)+", which is not an instructor or grader in any Pawtograder class, so no assistant can be connected to this account.",
-			"If you should have staff access, ask your course's instructor to add you.")
+		// The client is waiting for an answer at its redirect URI (verified
+		// when the authorization began); the way out of the page gives it
+		// one, so it stops waiting instead of timing out.
+		return s.render(c, http.StatusForbidden, "message", messagePage{
+			Title:      "Only instructors and graders can connect assistants",
+			Text:       "You are signed in as " + displayAccount(user) + ", which is not an instructor or grader in any Pawtograder class, so no assistant can be connected to this account.",
+			Hint:       "If you should have staff access, ask your course's instructor to add you.",
+			ClientName: p.ClientName,
+			ReturnURL:  s.redirectURL(p.RedirectURI, p.State, errorParams(codeAccessDenied, descNotStaff)),
+		}, "")
 	}
 	p.UserID, p.Email = user.ID, user.Email
 	if err := s.setPending(c, p); err != nil {
@@ -64,12 +78,76 @@ func displayAccount(u *supabaseUser) string {
 	return "user " + u.ID
 }
 
-// redirectHost is what the consent page shows of a redirect URI: the
-// whole origin, since a client name can say anything.
-func redirectHost(raw string) string {
+// returnAddress is what the consent page shows of a redirect URI, in
+// parts the page lays out separately: a line may break between them but
+// never inside the host. The host is in its ASCII (IDNA) form, so a
+// look-alike such as a Cyrillic "а" in a Latin name shows up as xn--…,
+// with its registrable domain (eTLD+1) emphasised, since that is the part
+// that says who receives the access; a client name can say anything.
+type returnAddress struct {
+	Scheme      string // "https://"
+	Subdomain   string // "app." of app.example.com, or a whole IP or single-label host
+	Registrable string // "example.com"
+	Port        string // ":8443"
+	Path        string // "/cb", escaped
+}
+
+func redirectAddress(raw string) returnAddress {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return raw
+		return returnAddress{Path: raw}
 	}
-	return u.Scheme + "://" + u.Host
+	a := returnAddress{Scheme: u.Scheme + "://", Path: u.EscapedPath()}
+	if a.Path == "/" {
+		a.Path = ""
+	}
+	host := asciiHostname(u.Hostname())
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if p := u.Port(); p != "" {
+		a.Port = ":" + p
+	}
+	if reg, err := publicsuffix.EffectiveTLDPlusOne(host); err == nil && net.ParseIP(host) == nil {
+		a.Subdomain, a.Registrable = strings.TrimSuffix(host, reg), reg
+	} else {
+		a.Subdomain = host
+	}
+	return a
+}
+
+// asciiHostname is a host name in its IDNA ASCII form (lower case, xn--
+// labels); a name IDNA refuses is shown lower-cased with any non-ASCII
+// escaped, so nothing but ASCII ever reaches a page or a header.
+func asciiHostname(h string) string {
+	if a, err := idna.Lookup.ToASCII(h); err == nil {
+		return a
+	}
+	h = strings.ToLower(h)
+	if isASCII(h) {
+		return h
+	}
+	q := strconv.QuoteToASCII(h)
+	return q[1 : len(q)-1]
+}
+
+// asciiHost is asciiHostname of a host with an optional port.
+func asciiHost(hostport string) string {
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return asciiHostname(hostport)
+	}
+	if strings.Contains(host, ":") {
+		return "[" + host + "]:" + port
+	}
+	return asciiHostname(host) + ":" + port
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

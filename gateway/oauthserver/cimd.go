@@ -5,12 +5,12 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,7 +27,7 @@ import (
 //     segments;
 //   - connects only to public addresses: the dialer checks the address it
 //     is about to connect to, after DNS resolution, so a name that resolves
-//     to 127.0.0.1, 10.x, 169.254.169.254 or fd00:: is refused (unless
+//     to 127.0.0.1, 10.x, 169.254.169.254 or fd00:: (or any other special-purpose range) is refused (unless
 //     AllowPrivateCIMD is set, for tests);
 //   - follows no redirects, uses no proxy, reads at most 5 KiB and gives up
 //     after CIMDTimeout;
@@ -96,28 +96,63 @@ func (f *cimdFetcher) control(network, address string, _ syscall.RawConn) error 
 	return nil
 }
 
-// nonPublic are special-purpose ranges netip has no predicate for.
-var nonPublic = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("100.64.0.0/10"), // carrier-grade NAT
-	netip.MustParsePrefix("192.0.0.0/24"),
-	netip.MustParsePrefix("192.0.2.0/24"),
-	netip.MustParsePrefix("198.18.0.0/15"),
-	netip.MustParsePrefix("198.51.100.0/24"),
-	netip.MustParsePrefix("203.0.113.0/24"),
-	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("64:ff9b::/96"), // NAT64 can reach IPv4 private space
-	netip.MustParsePrefix("2001:db8::/32"),
+// specialPurpose are the ranges of the IANA IPv4 and IPv6 Special-Purpose
+// Address Registries, plus multicast and the IPv4-compatible block. None is
+// refused for being unroutable alone: several embed or translate to an
+// IPv4 address (IPv4-mapped and -compatible, NAT64, 6to4, Teredo), so a
+// name resolving to one of them could reach private IPv4 space through a
+// relay or the host's own stack. Even the registries' "globally reachable"
+// entries (AS112, AMT, TURN anycast) are no place for a client's metadata.
+var specialPurpose = []netip.Prefix{
+	// IPv4
+	netip.MustParsePrefix("0.0.0.0/8"),          // "this network"
+	netip.MustParsePrefix("10.0.0.0/8"),         // private use
+	netip.MustParsePrefix("100.64.0.0/10"),      // shared address space (carrier-grade NAT)
+	netip.MustParsePrefix("127.0.0.0/8"),        // loopback
+	netip.MustParsePrefix("169.254.0.0/16"),     // link local (cloud metadata services)
+	netip.MustParsePrefix("172.16.0.0/12"),      // private use
+	netip.MustParsePrefix("192.0.0.0/24"),       // IETF protocol assignments
+	netip.MustParsePrefix("192.0.2.0/24"),       // documentation (TEST-NET-1)
+	netip.MustParsePrefix("192.31.196.0/24"),    // AS112-v4
+	netip.MustParsePrefix("192.52.193.0/24"),    // AMT
+	netip.MustParsePrefix("192.88.99.0/24"),     // deprecated 6to4 relay anycast
+	netip.MustParsePrefix("192.168.0.0/16"),     // private use
+	netip.MustParsePrefix("192.175.48.0/24"),    // direct delegation AS112 service
+	netip.MustParsePrefix("198.18.0.0/15"),      // benchmarking
+	netip.MustParsePrefix("198.51.100.0/24"),    // documentation (TEST-NET-2)
+	netip.MustParsePrefix("203.0.113.0/24"),     // documentation (TEST-NET-3)
+	netip.MustParsePrefix("224.0.0.0/4"),        // multicast
+	netip.MustParsePrefix("240.0.0.0/4"),        // reserved
+	netip.MustParsePrefix("255.255.255.255/32"), // limited broadcast
+	// IPv6
+	netip.MustParsePrefix("::/96"),             // IPv4-compatible (deprecated), with :: and ::1
+	netip.MustParsePrefix("::ffff:0:0/96"),     // IPv4-mapped
+	netip.MustParsePrefix("64:ff9b::/96"),      // IPv4-IPv6 translation (NAT64)
+	netip.MustParsePrefix("64:ff9b:1::/48"),    // local-use IPv4-IPv6 translation
+	netip.MustParsePrefix("100::/64"),          // discard-only
+	netip.MustParsePrefix("100:0:0:1::/64"),    // dummy prefix
+	netip.MustParsePrefix("2001::/23"),         // IETF protocol assignments, with Teredo 2001::/32
+	netip.MustParsePrefix("2001:db8::/32"),     // documentation
+	netip.MustParsePrefix("2002::/16"),         // 6to4
+	netip.MustParsePrefix("2620:4f:8000::/48"), // direct delegation AS112 service
+	netip.MustParsePrefix("3fff::/20"),         // documentation
+	netip.MustParsePrefix("5f00::/16"),         // segment routing (SRv6) SIDs
+	netip.MustParsePrefix("fc00::/7"),          // unique local
+	netip.MustParsePrefix("fe80::/10"),         // link-local unicast
+	netip.MustParsePrefix("fec0::/10"),         // site-local (deprecated)
+	netip.MustParsePrefix("ff00::/8"),          // multicast
 }
 
-// isPublicAddr reports whether a is a globally routable unicast address.
+// isPublicAddr reports whether a is outside every special-purpose range.
+// An IPv4-mapped address is refused as such rather than judged by the
+// IPv4 address inside, since the dialer never produces one for a real
+// IPv4 destination.
 func isPublicAddr(a netip.Addr) bool {
-	a = a.Unmap()
-	if !a.IsValid() || a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
-		a.IsInterfaceLocalMulticast() || a.IsMulticast() || a.IsUnspecified() {
+	if !a.IsValid() {
 		return false
 	}
-	for _, p := range nonPublic {
+	a = a.WithZone("")
+	for _, p := range specialPurpose {
 		if p.Contains(a) {
 			return false
 		}
@@ -199,11 +234,25 @@ func (f *cimdFetcher) evict(now time.Time) {
 
 // cimdDocument is the part of the document the server reads.
 type cimdDocument struct {
-	ClientID                *string  `json:"client_id"`
-	ClientName              string   `json:"client_name"`
-	RedirectURIs            []string `json:"redirect_uris"`
-	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method"`
-	ApplicationType         string   `json:"application_type"`
+	ClientID     *string  `json:"client_id"`
+	ClientName   string   `json:"client_name"`
+	RedirectURIs []string `json:"redirect_uris"`
+	// TokenEndpointAuthMethod is the method the client prefers (RFC 7591);
+	// TokenEndpointAuthMethodsSupported (OpenID Connect RP Metadata
+	// Choices) the ones it can use. ChatGPT prefers private_key_jwt and
+	// lists none among its choices.
+	TokenEndpointAuthMethod           string   `json:"token_endpoint_auth_method"`
+	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported"`
+	ApplicationType                   string   `json:"application_type"`
+}
+
+// public reports whether the client can be public: it names no method, or
+// "none" as its preference or among its choices (the server then chooses
+// none, the only method it supports, as it answers every registration).
+func (d *cimdDocument) public() bool {
+	m := d.TokenEndpointAuthMethod
+	return m == "none" || slices.Contains(d.TokenEndpointAuthMethodsSupported, "none") ||
+		(m == "" && len(d.TokenEndpointAuthMethodsSupported) == 0)
 }
 
 func (f *cimdFetcher) fetch(ctx context.Context, id string) (*Client, time.Duration, error) {
@@ -221,7 +270,7 @@ func (f *cimdFetcher) fetch(ctx context.Context, id string) (*Client, time.Durat
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, 0, cimdInvalid(fmt.Sprintf("The client ID metadata document could not be fetched (HTTP %d)", resp.StatusCode))
+		return nil, 0, cimdInvalid("The client ID metadata document could not be fetched (HTTP " + strconv.Itoa(resp.StatusCode) + ")")
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, cimdMaxBytes+1))
 	if err != nil {
@@ -237,7 +286,7 @@ func (f *cimdFetcher) fetch(ctx context.Context, id string) (*Client, time.Durat
 	if doc.ClientID == nil || *doc.ClientID != id {
 		return nil, 0, cimdInvalid("The client ID metadata document's client_id must equal its URL")
 	}
-	if m := doc.TokenEndpointAuthMethod; m != "" && m != "none" {
+	if !doc.public() {
 		return nil, 0, cimdInvalid("Only public clients (token_endpoint_auth_method \"none\") are supported")
 	}
 	c, msg := newClient(id, doc.ClientName, doc.RedirectURIs, doc.ApplicationType)

@@ -85,7 +85,7 @@ func TestCIMDRefusals(t *testing.T) {
 		{host.url("/other-id.json"), "The client ID metadata document's client_id must equal its URL"},
 		{host.url("/secret.json"), `Only public clients (token_endpoint_auth_method \"none\") are supported`},
 		{host.url("/big.json"), "The client ID metadata document is larger than 5 KiB"},
-		{host.url("/bad-redirect.json"), `The client ID metadata document is invalid: redirect URI \"http://evil.example/cb\" uses http on a host that is not a loopback address`},
+		{host.url("/bad-redirect.json"), `The client ID metadata document is invalid: A redirect URI uses http on a host that is not a loopback address`},
 		{host.url("/not-json.json"), "The client ID metadata document is not a JSON object of client metadata"},
 		{host.url("/missing.json"), "The client ID metadata document could not be fetched (HTTP 404)"},
 		{"http://example.com/c.json", "A client ID metadata document URL must be an https URL"},
@@ -142,45 +142,6 @@ func TestCacheTTL(t *testing.T) {
 		if got := cacheTTL(cc); got != want {
 			t.Errorf("cacheTTL(%q) = %v, want %v", cc, got, want)
 		}
-	}
-}
-
-// TestClientIP: X-Forwarded-For counts only from trusted proxies.
-func TestClientIP(t *testing.T) {
-	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
-	cases := []struct {
-		remote, xff, want string
-	}{
-		{"203.0.113.9:1234", "", "203.0.113.9"},
-		{"203.0.113.9:1234", "1.2.3.4", "203.0.113.9"},                       // untrusted peer: header ignored
-		{"10.0.0.5:1234", "198.51.100.7", "198.51.100.7"},                    // trusted proxy
-		{"10.0.0.5:1234", "6.6.6.6, 198.51.100.7, 10.0.0.9", "198.51.100.7"}, // rightmost untrusted
-		{"10.0.0.5:1234", "", "10.0.0.5"},
-		{"10.0.0.5:1234", "garbage, 10.0.0.7", "10.0.0.7"},
-	}
-	for _, tc := range cases {
-		r := httptest.NewRequest("GET", "/", nil)
-		r.RemoteAddr = tc.remote
-		if tc.xff != "" {
-			r.Header.Set("X-Forwarded-For", tc.xff)
-		}
-		if got := clientIP(r, trusted); got != tc.want {
-			t.Errorf("clientIP(%s, %q) = %s, want %s", tc.remote, tc.xff, got, tc.want)
-		}
-	}
-}
-
-// TestLimiterBounded: the limiter's memory is capped.
-func TestLimiterBounded(t *testing.T) {
-	c := &clock{now: time.Unix(0, 0)}
-	l := newLimiter(1, c.Now)
-	l.maxKeys = 2
-	if !l.allow("a") || !l.allow("b") || l.allow("c") || l.allow("a") {
-		t.Error("limits not applied")
-	}
-	c.Add(time.Minute)
-	if !l.allow("c") {
-		t.Error("window did not reset")
 	}
 }
 

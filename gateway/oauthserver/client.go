@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"golang.org/x/net/idna"
 )
 
 // Client is a registered public client, from a signed client_id (Dynamic
@@ -50,7 +52,7 @@ func (c *Client) DisplayName() string {
 	}
 	if len(c.RedirectURIs) > 0 {
 		if u, err := url.Parse(c.RedirectURIs[0]); err == nil {
-			return u.Host
+			return asciiHost(u.Host)
 		}
 	}
 	return "An MCP client"
@@ -58,7 +60,9 @@ func (c *Client) DisplayName() string {
 
 // checkRedirectURI enforces the redirect URI rules: an absolute https URL,
 // or http on a loopback address with any port (RFC 8252 §7.3); no
-// fragment (RFC 6749 §3.1.2), no user info. Everything else — custom
+// fragment (RFC 6749 §3.1.2), no user info, and an internationalized host
+// only if it is valid IDNA (the consent page shows its ASCII form). The
+// messages are fixed: they never quote the URI. Everything else — custom
 // schemes, plain http elsewhere, javascript: and data: — is refused.
 func checkRedirectURI(raw string) string {
 	if raw == "" || len(raw) > maxRedirectURILen || !utf8.ValidString(raw) {
@@ -66,13 +70,18 @@ func checkRedirectURI(raw string) string {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
-		return "redirect URI " + quoteShort(raw) + " is not an absolute URL"
+		return "A redirect URI is not an absolute URL"
 	}
 	if u.Fragment != "" || strings.Contains(raw, "#") {
-		return "redirect URI " + quoteShort(raw) + " must not contain a fragment"
+		return "A redirect URI must not contain a fragment"
 	}
 	if u.User != nil {
-		return "redirect URI " + quoteShort(raw) + " must not contain user information"
+		return "A redirect URI must not contain user information"
+	}
+	if h := u.Hostname(); !isASCII(h) {
+		if _, err := idna.Lookup.ToASCII(h); err != nil {
+			return "A redirect URI's host is not a valid internationalized domain name"
+		}
 	}
 	switch u.Scheme {
 	case "https":
@@ -81,9 +90,9 @@ func checkRedirectURI(raw string) string {
 		if isLoopbackHost(u.Hostname()) {
 			return ""
 		}
-		return "redirect URI " + quoteShort(raw) + " uses http on a host that is not a loopback address"
+		return "A redirect URI uses http on a host that is not a loopback address"
 	}
-	return "redirect URI " + quoteShort(raw) + " must use https (or http on a loopback address)"
+	return "A redirect URI must use https (or http on a loopback address)"
 }
 
 // isLoopbackHost: "localhost" (RFC 8252 §8.3 discourages it, but
@@ -94,14 +103,6 @@ func isLoopbackHost(h string) bool {
 	}
 	ip := net.ParseIP(h)
 	return ip != nil && ip.IsLoopback()
-}
-
-func quoteShort(s string) string {
-	if len(s) > 80 {
-		s = s[:80] + "…"
-	}
-	b, _ := json.Marshal(s)
-	return string(b)
 }
 
 // dcrPayload is what a registered client_id carries, signed.

@@ -39,16 +39,28 @@ func (s *Server) consent(c echo.Context) error {
 		// authorization stays, so the real page still works.
 		return s.page(c, http.StatusForbidden, "This request was not sent from the consent page", "Pawtograder refused it to protect your account.", "If you were connecting an assistant, go back to its consent page and choose again.")
 	}
-	s.clearPending(c)
-	switch r.PostForm.Get("decision") {
-	case "approve":
-	case "deny":
-		return s.redirectError(c, p.RedirectURI, p.State, codeAccessDenied, "The user denied the request")
-	default:
+	decision := r.PostForm.Get("decision")
+	if decision != "approve" && decision != "deny" {
+		s.clearPending(c)
 		return s.page(c, http.StatusBadRequest, "Something went wrong", "Choose Approve or Deny.", "Start connecting again from your assistant.")
 	}
+	// The cookie is sealed, not stored, so deleting it from this browser
+	// does not stop a copy being posted again: the decision is recorded
+	// server-side, and only the first one for this authorization counts.
+	first, err := s.opts.Store.ConsumePending(r.Context(), p.ID, time.Unix(p.Expires, 0))
+	if err != nil {
+		s.log.ErrorContext(r.Context(), "oauth consent: recording the decision failed", "error", err.Error())
+		return s.page(c, http.StatusServiceUnavailable, "Pawtograder is unavailable", "Your decision could not be recorded just now.", "Go back to the consent page and choose again in a few minutes.")
+	}
+	s.clearPending(c)
+	if !first {
+		return s.expired(c)
+	}
+	if decision == "deny" {
+		return s.redirectError(c, p.RedirectURI, p.State, codeAccessDenied, "The user denied the request")
+	}
 	code := randomToken(32)
-	err := s.opts.Store.SaveCode(r.Context(), Code{
+	err = s.opts.Store.SaveCode(r.Context(), Code{
 		Hash:        hashToken(code),
 		TokenID:     uuid.NewString(),
 		ClientHash:  p.ClientHash,
@@ -73,18 +85,19 @@ func (s *Server) showConsent(c echo.Context, p *pending) error {
 		scopes = append(scopes, scopeDescriptions[sc])
 	}
 	data := struct {
-		Title, ClientName, RedirectHost, Account, Lifetime, GrantName, Action, CSRF string
-		Scopes                                                                      []string
+		Title, ClientName, Account, Lifetime, GrantName, Action, CSRF string
+		Return                                                        returnAddress
+		Scopes                                                        []string
 	}{
-		Title:        "Connect " + p.ClientName,
-		ClientName:   p.ClientName,
-		RedirectHost: redirectHost(p.RedirectURI),
-		Account:      p.Email,
-		Lifetime:     humanDuration(s.opts.GrantTTL),
-		GrantName:    GrantName(p.ClientName),
-		Action:       s.endpoint("/consent"),
-		CSRF:         s.csrfToken(p),
-		Scopes:       scopes,
+		Title:      "Connect " + p.ClientName,
+		ClientName: p.ClientName,
+		Return:     redirectAddress(p.RedirectURI),
+		Account:    p.Email,
+		Lifetime:   humanDuration(s.opts.GrantTTL),
+		GrantName:  GrantName(p.ClientName),
+		Action:     s.endpoint("/consent"),
+		CSRF:       s.csrfToken(p),
+		Scopes:     scopes,
 	}
 	if data.Account == "" {
 		data.Account = "user " + p.UserID

@@ -22,12 +22,18 @@
 //     discarded: the assistant never sees it.
 //  5. Consent (consent.go). A server-rendered page names the client, its
 //     redirect host, the account, the scopes and the lifetime; the form
-//     carries a CSRF token bound to the pending authorization.
+//     carries a CSRF token bound to the pending authorization. The first
+//     decision (approve or deny) is recorded in the store and spends the
+//     pending authorization on every replica. Someone who cannot grant
+//     access gets a refusal page whose way out tells the client
+//     (access_denied), so it stops waiting.
 //  6. Token (token.go). A single-use, 60-second code becomes a grant: an
 //     ordinary api_tokens row of the user, so mcp-tokens lists and revokes
 //     it. Access tokens are mcp_ JWTs minted by mcpauth (jti = the grant's
 //     token id, one hour); refresh tokens are opaque, stored hashed and
-//     rotated; a replayed code or refresh token revokes the grant.
+//     rotated; a replayed code revokes the grant, and so does a replaced
+//     refresh token once its replacement has been used (before that, a
+//     client retrying a refresh whose answer was lost is served again).
 //  7. Revocation (revoke.go), RFC 7009.
 //
 // The grant rows are written with the service role (store.go), which is
@@ -35,5 +41,6 @@
 //
 // Every absolute URL is built from the configured issuer; Host and
 // X-Forwarded-* never are (X-Forwarded-For is read only for rate limiting,
-// and only from configured trusted proxies).
+// by Echo's extractor, and only from configured trusted proxies). Rate
+// limits are token buckets per client address (ratelimit.go).
 package oauthserver

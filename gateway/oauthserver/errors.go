@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -101,7 +102,8 @@ func (s *Server) postPrologue(c echo.Context, limit *limiter) (done bool, err er
 	default:
 		return true, s.methodNotAllowed(c, "POST, OPTIONS")
 	}
-	if !limit.allow(clientIP(c.Request(), s.opts.TrustedProxies)) {
+	if ok, wait := limit.allow(s.clientIP(c.Request())); !ok {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
 		return true, s.writeError(c, errTooMany)
 	}
 	return false, nil
@@ -118,9 +120,6 @@ func (s *Server) writeError(c echo.Context, err error) error {
 	}
 	h := c.Response().Header()
 	setNoStore(h)
-	if e.Status == http.StatusTooManyRequests {
-		h.Set("Retry-After", "60")
-	}
 	body := jsjson.NewObject(2).Set("error", e.Code).Set("error_description", e.Description)
 	return writeJSON(c, e.Status, body)
 }

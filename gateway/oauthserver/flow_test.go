@@ -1,6 +1,7 @@
 package oauthserver
 
 import (
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -52,14 +53,16 @@ func TestFullFlow(t *testing.T) {
 	if err != nil || c2.TokenID != claims.TokenID || tk2.RefreshToken == tk.RefreshToken {
 		t.Fatalf("refresh: claims %+v err %v", c2, err)
 	}
-	// Rotation: the old refresh token replayed revokes the grant, and
-	// then even the fresh refresh token is refused.
+	// Rotation: once the new refresh token has been used, the old one
+	// replayed revokes the grant, and then even the newest refresh token
+	// is refused.
+	tk3 := decodeTokens(t, h.postForm(h.hc, h.issuer+"/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tk2.RefreshToken}, "client_id": {clientID}}))
 	r := h.postForm(h.hc, h.issuer+"/token", refresh)
 	checkJSON(t, r, 400, `{"error":"invalid_grant","error_description":"The refresh token is invalid, expired or revoked"}`)
 	if !h.store.isRevoked(claims.TokenID) {
 		t.Error("reused refresh token did not revoke the grant")
 	}
-	r = h.postForm(h.hc, h.issuer+"/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tk2.RefreshToken}, "client_id": {clientID}})
+	r = h.postForm(h.hc, h.issuer+"/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tk3.RefreshToken}, "client_id": {clientID}})
 	checkJSON(t, r, 400, `{"error":"invalid_grant","error_description":"The refresh token is invalid, expired or revoked"}`)
 }
 
@@ -148,7 +151,7 @@ func TestTokenEndpointShape(t *testing.T) {
 	r = h.do(h.hc, "POST", h.issuer+"/token", "application/x-www-form-urlencoded", "grant_type=x&code="+strings.Repeat("a", maxFormBytes))
 	checkJSON(t, r, 413, `{"error":"invalid_request","error_description":"Request body too large"}`)
 	r = h.do(h.hc, "POST", h.issuer+"/token", "application/x-www-form-urlencoded", "grant_type=refresh_token&grant_type=authorization_code")
-	checkJSON(t, r, 400, `{"error":"invalid_request","error_description":"Parameter grant_type is repeated"}`)
+	checkJSON(t, r, 400, `{"error":"invalid_request","error_description":"A parameter is repeated"}`)
 	req, _ := http.NewRequest("POST", h.issuer+"/token", strings.NewReader("grant_type=authorization_code"))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.SetBasicAuth("client", "secret")
@@ -167,6 +170,44 @@ func TestTokenEndpointShape(t *testing.T) {
 	r = h.get(h.hc, h.issuer+"/token")
 	if r.status != 405 || r.header.Get("Allow") != "POST, OPTIONS" {
 		t.Errorf("GET /token: %d %v", r.status, r.header)
+	}
+}
+
+// TestTokenEndpointPastedToken: a token request whose Authorization header
+// is a pasted mcp_ token (mcp-remote's --header) is told how to switch to
+// OAuth, in the body and in the challenge; any other Authorization keeps
+// the public-client answer.
+func TestTokenEndpointPastedToken(t *testing.T) {
+	h := newHarness(t, nil)
+	pasted := `{"error":"invalid_client","error_description":"` + msgPastedToken + `"}`
+	public := `{"error":"invalid_client","error_description":"Only public clients (token_endpoint_auth_method \"none\") are supported; send client_id in the body and no Authorization header"}`
+	tests := []struct {
+		name, auth, body, challenge string
+	}{
+		{"bearer mcp_", "Bearer mcp_eyJhbGciOiJIUzI1NiJ9.e30.x", pasted, `Bearer error="invalid_client", error_description="` + msgPastedToken + `"`},
+		{"scheme in lower case", "bearer mcp_abc", pasted, `Bearer error="invalid_client", error_description="` + msgPastedToken + `"`},
+		{"bearer of another kind", "Bearer eyJhbGciOiJFUzI1NiJ9.e30.x", public, `Basic realm="oauth"`},
+		{"basic", "Basic Y2xpZW50OnNlY3JldA==", public, `Basic realm="oauth"`},
+		{"mcp_ without a scheme", "mcp_abc", public, `Basic realm="oauth"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest("POST", h.issuer+"/token", strings.NewReader("grant_type=refresh_token&refresh_token=x&client_id=y"))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.Header.Set("Authorization", tt.auth)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != 401 || string(b) != tt.body || resp.Header.Get("WWW-Authenticate") != tt.challenge {
+				t.Errorf("got %d %q %s\nwant 401 %q %s", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), b, tt.challenge, tt.body)
+			}
+			if strings.Contains(string(b), tt.auth) {
+				t.Errorf("the answer repeats the Authorization header")
+			}
+		})
 	}
 }
 

@@ -2,26 +2,31 @@ package oauthserver
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"time"
 )
 
 // memStore is an in-memory Store for unit tests, with the same atomicity
-// as the PostgREST one.
+// and the same semantics as the PostgREST one's SQL functions. revoked
+// stands for api_tokens.revoked_at (and so revoked_token_ids).
 type memStore struct {
-	mu       sync.Mutex
-	staff    map[string]bool
-	codes    map[string]*Code
-	grants   map[string]*Grant
-	refresh  map[string]*Refresh
-	revoked  map[string]bool
+	mu      sync.Mutex
+	staff   map[string]bool
+	codes   map[string]*Code
+	grants  map[string]*Grant
+	refresh map[string]*Refresh
+	revoked map[string]bool
+	decided map[string]time.Time
+	// replayed are the codes presented again after their first use.
+	replayed map[string]bool
 	failNext error
 }
 
 func newMemStore(staff ...string) *memStore {
 	m := &memStore{staff: map[string]bool{}, codes: map[string]*Code{}, grants: map[string]*Grant{},
-		refresh: map[string]*Refresh{}, revoked: map[string]bool{}}
+		refresh: map[string]*Refresh{}, revoked: map[string]bool{}, decided: map[string]time.Time{}, replayed: map[string]bool{}}
 	for _, s := range staff {
 		m.staff[s] = true
 	}
@@ -65,40 +70,83 @@ func (m *memStore) MarkCodeUsed(_ context.Context, hash string, _ time.Time) (*C
 		return nil, ErrNotFound
 	}
 	out := *c
+	if c.Used {
+		// A replay revokes the grant if it exists, and otherwise makes
+		// CreateGrant create it revoked, as mcp_oauth_use_code does.
+		m.replayed[hash] = true
+		if _, ok := m.grants[c.TokenID]; ok {
+			m.revoked[c.TokenID] = true
+		}
+	}
 	c.Used = true
 	return &out, nil
 }
 
-func (m *memStore) CreateGrant(_ context.Context, g Grant) error {
+func (m *memStore) CreateGrant(_ context.Context, codeHash string, g Grant, refreshHash string, _ time.Time) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.fail(); err != nil {
-		return err
+		return false, err
 	}
+	c, ok := m.codes[codeHash]
+	if !ok || !c.Used {
+		return false, errors.New("memstore: the authorization code has not been redeemed")
+	}
+	if _, dup := m.grants[c.TokenID]; dup {
+		return false, errors.New("memstore: duplicate grant")
+	}
+	g.TokenID, g.UserID, g.Scopes, g.ClientName, g.RedirectURI = c.TokenID, c.UserID, slices.Clone(c.Scopes), c.ClientName, c.RedirectURI
 	m.grants[g.TokenID] = &g
-	return nil
+	m.refresh[refreshHash] = &Refresh{Hash: refreshHash, TokenID: c.TokenID, UserID: c.UserID, ClientHash: c.ClientHash,
+		Scopes: slices.Clone(c.Scopes), ExpiresAt: g.ExpiresAt}
+	if m.replayed[codeHash] {
+		m.revoked[g.TokenID] = true
+		return false, nil
+	}
+	return true, nil
 }
 
-func (m *memStore) SaveRefresh(_ context.Context, r Refresh) error {
+// RotateRefresh is mcp_oauth_rotate_refresh under the store's lock.
+func (m *memStore) RotateRefresh(_ context.Context, hash, next string, now time.Time) (Rotation, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.fail(); err != nil {
-		return err
+		return "", err
 	}
-	m.refresh[r.Hash] = &r
-	return nil
-}
-
-func (m *memStore) MarkRefreshUsed(_ context.Context, hash string, _ time.Time) (*Refresh, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	r, ok := m.refresh[hash]
 	if !ok {
-		return nil, ErrNotFound
+		return "", ErrNotFound
 	}
-	out := *r
-	r.Used = true
-	return &out, nil
+	if g, ok := m.grants[r.TokenID]; !ok || m.revoked[r.TokenID] || !now.Before(g.ExpiresAt) {
+		return Inactive, nil
+	}
+	outcome := Rotated
+	if r.Used {
+		n, ok := m.refresh[r.ReplacedBy]
+		if r.ReplacedBy == "" || !ok || n.Used {
+			m.revoked[r.TokenID] = true
+			return Reused, nil
+		}
+		n.Used, n.ReplacedBy = true, ""
+		outcome = Retried
+	}
+	r.Used, r.ReplacedBy = true, next
+	m.refresh[next] = &Refresh{Hash: next, TokenID: r.TokenID, UserID: r.UserID, ClientHash: r.ClientHash,
+		Scopes: slices.Clone(r.Scopes), ExpiresAt: r.ExpiresAt}
+	return outcome, nil
+}
+
+func (m *memStore) ConsumePending(_ context.Context, id string, expires time.Time) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.fail(); err != nil {
+		return false, err
+	}
+	if _, done := m.decided[id]; done {
+		return false, nil
+	}
+	m.decided[id] = expires
+	return true, nil
 }
 
 func (m *memStore) FindRefresh(_ context.Context, hash string) (*Refresh, error) {
@@ -112,28 +160,18 @@ func (m *memStore) FindRefresh(_ context.Context, hash string) (*Refresh, error)
 	return &out, nil
 }
 
-func (m *memStore) GrantClient(_ context.Context, id string) (string, error) {
+func (m *memStore) RevokeGrant(_ context.Context, id, clientID string, _ time.Time) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	g, ok := m.grants[id]
-	if !ok {
-		return "", ErrNotFound
+	if err := m.fail(); err != nil {
+		return false, err
 	}
-	return g.ClientID, nil
-}
-
-func (m *memStore) GrantActive(_ context.Context, id string, now time.Time) (bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	g, ok := m.grants[id]
-	return ok && !m.revoked[id] && now.Before(g.ExpiresAt), nil
-}
-
-func (m *memStore) RevokeGrant(_ context.Context, id string, _ time.Time) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	if !ok || g.ClientID != clientID || m.revoked[id] {
+		return false, nil
+	}
 	m.revoked[id] = true
-	return nil
+	return true, nil
 }
 
 func (m *memStore) isRevoked(id string) bool {
@@ -147,3 +185,6 @@ func (m *memStore) grantCount() int {
 	defer m.mu.Unlock()
 	return len(m.grants)
 }
+
+// errTestStore is a store failure injected through failNext.
+var errTestStore = errors.New("test: store unavailable")

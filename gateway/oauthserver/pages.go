@@ -45,13 +45,15 @@ func pageSecurity(h http.Header, formTarget string) {
 	setNoStore(h)
 }
 
-// origin is scheme://host of a URL, for form-action.
+// origin is scheme://host of a URL, for form-action, with the host in its
+// ASCII form: header values carry no raw UTF-8, and browsers match
+// sources against the ASCII form anyway.
 func origin(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
 		return ""
 	}
-	return u.Scheme + "://" + u.Host
+	return u.Scheme + "://" + asciiHost(u.Host)
 }
 
 func (s *Server) render(c echo.Context, status int, name string, data any, formTarget string) error {
@@ -65,6 +67,9 @@ func (s *Server) render(c echo.Context, status int, name string, data any, formT
 
 type messagePage struct {
 	Title, Text, Hint string
+	// ReturnURL, when set, is a way back to the client (an error response
+	// at its verified redirect URI), labelled with ClientName.
+	ReturnURL, ClientName string
 }
 
 // page is a plain HTML page for errors that must not (or cannot) be sent

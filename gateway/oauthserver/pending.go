@@ -14,8 +14,10 @@ import (
 // the cookie name as associated data, expiring after PendingTTL, HttpOnly,
 // SameSite=Lax (it must survive the top-level redirect back from the
 // sign-in provider) and Secure whenever the issuer is https. Any replica
-// with the same secret can continue it; nothing is stored server-side
-// until the user approves.
+// with the same secret can continue it. Nothing is stored server-side
+// until the decision, when the store records the authorization's id
+// (Store.ConsumePending), so a copy of the cookie posted again decides
+// nothing.
 type pending struct {
 	ID          string   `json:"id"`
 	ClientHash  string   `json:"ch"`

@@ -1,96 +1,120 @@
 package oauthserver
 
 import (
+	"container/list"
 	"net"
 	"net/http"
 	"net/netip"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/labstack/echo/v4"
+	"golang.org/x/time/rate"
 )
 
-// limiter counts events per client address in fixed one-minute windows.
-// The map is reset each window and capped, so memory stays bounded even
-// under a flood of distinct addresses; when the cap is reached, addresses
-// not yet seen in the window are refused (failing closed under attack is
-// the point of the limit).
+// defaultLimiterKeys bounds how many client addresses each limiter
+// remembers. An address that has been quiet long enough for its bucket to
+// refill loses nothing by being forgotten, so evicting the least recently
+// seen address under a flood costs at most one fresh burst for it, while
+// refusing unseen addresses would lock every newcomer out.
+const defaultLimiterKeys = 100_000
+
+// limiter is a token bucket per client address (golang.org/x/time/rate):
+// perMinute tokens refill evenly over each minute and a full bucket holds
+// perMinute, so an address gets at most perMinute events in any
+// one-minute span plus what refilled meanwhile, wherever the span starts.
+// Buckets live in an LRU list capped at maxKeys.
 type limiter struct {
-	perMinute int
-	maxKeys   int
-	now       func() time.Time
+	every   rate.Limit
+	burst   int
+	maxKeys int
+	now     func() time.Time
 
-	mu     sync.Mutex
-	window int64
-	counts map[string]int
+	mu    sync.Mutex
+	lru   *list.List // of *bucket, most recently seen first
+	byKey map[string]*list.Element
 }
 
+type bucket struct {
+	key string
+	lim *rate.Limiter
+}
+
+// newLimiter returns nil (no limit) when perMinute is not positive.
 func newLimiter(perMinute int, now func() time.Time) *limiter {
-	return &limiter{perMinute: perMinute, maxKeys: 100_000, now: now, counts: make(map[string]int)}
+	if perMinute <= 0 {
+		return nil
+	}
+	return &limiter{
+		every: rate.Limit(float64(perMinute) / 60), burst: perMinute, maxKeys: defaultLimiterKeys, now: now,
+		lru: list.New(), byKey: make(map[string]*list.Element),
+	}
 }
 
-// allow records one event for key and reports whether it is within the limit.
-func (l *limiter) allow(key string) bool {
-	if l == nil || l.perMinute <= 0 {
-		return true
+// allow records one event for key. When the bucket is empty it records
+// nothing and returns how long until a token is available (at least one
+// second, the unit of Retry-After).
+func (l *limiter) allow(key string) (ok bool, retryAfter time.Duration) {
+	if l == nil {
+		return true, 0
 	}
-	w := l.now().Unix() / 60
+	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if w != l.window {
-		l.window = w
-		clear(l.counts)
+	var b *bucket
+	if el, seen := l.byKey[key]; seen {
+		l.lru.MoveToFront(el)
+		b = el.Value.(*bucket)
+	} else {
+		if l.lru.Len() >= l.maxKeys {
+			oldest := l.lru.Back()
+			l.lru.Remove(oldest)
+			delete(l.byKey, oldest.Value.(*bucket).key)
+		}
+		b = &bucket{key: key, lim: rate.NewLimiter(l.every, l.burst)}
+		l.byKey[key] = l.lru.PushFront(b)
 	}
-	n, seen := l.counts[key]
-	if !seen && len(l.counts) >= l.maxKeys {
-		return false
+	r := b.lim.ReserveN(now, 1)
+	if !r.OK() {
+		return false, time.Minute
 	}
-	if n >= l.perMinute {
-		return false
+	if d := r.DelayFrom(now); d > 0 {
+		r.CancelAt(now)
+		return false, max(d, time.Second)
 	}
-	l.counts[key] = n + 1
-	return true
+	return true, 0
 }
 
-// clientIP is the address rate limits count against: the peer, unless the
-// peer is a configured trusted proxy, in which case X-Forwarded-For is read
-// from the right, skipping trusted proxies, and the first untrusted address
-// is the client. A forged X-Forwarded-For from an untrusted peer is
-// ignored; one added in front of a trusted proxy's entry is skipped past.
-func clientIP(r *http.Request, trusted []netip.Prefix) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	peer, err := netip.ParseAddr(host)
-	if err != nil {
-		return host
-	}
-	peer = peer.Unmap()
-	if !isTrusted(peer, trusted) {
-		return peer.String()
-	}
-	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
-	for i := len(hops) - 1; i >= 0; i-- {
-		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
-		if err != nil {
-			// A malformed hop cannot be attributed; stop at the last
-			// trusted address rather than believe anything further left.
-			break
-		}
-		a = a.Unmap()
-		if !isTrusted(a, trusted) {
-			return a.String()
-		}
-		peer = a
-	}
-	return peer.String()
+// retryAfterSeconds is the Retry-After value for a delay: whole seconds,
+// rounded up, at least 1.
+func retryAfterSeconds(d time.Duration) int {
+	return max(int((d+time.Second-1)/time.Second), 1)
 }
 
-func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {
+// newIPExtractor is Echo's trusted-proxy extractor for the configured
+// proxies: without any, the peer address; with some, X-Forwarded-For read
+// from the right while the hops are trusted proxies, and the first
+// untrusted address is the client. Only the configured ranges are trusted
+// (Echo by default also trusts loopback, link-local and private peers,
+// which would let any host on the same network forge its address).
+func newIPExtractor(trusted []netip.Prefix) echo.IPExtractor {
+	if len(trusted) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
 	for _, p := range trusted {
-		if p.Contains(a) {
-			return true
-		}
+		p = p.Masked()
+		opts = append(opts, echo.TrustIPRange(&net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())}))
 	}
-	return false
+	return echo.ExtractIPFromXFFHeader(opts...)
+}
+
+// clientIP is the address rate limits count against, IPv4-mapped IPv6
+// addresses written as IPv4 so one client has one key.
+func (s *Server) clientIP(r *http.Request) string {
+	ip := s.extractIP(r)
+	if a, err := netip.ParseAddr(ip); err == nil {
+		return a.Unmap().String()
+	}
+	return ip
 }

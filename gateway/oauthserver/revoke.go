@@ -37,16 +37,21 @@ func (s *Server) revoke(c echo.Context) error {
 		return s.writeError(c, err)
 	}
 	if tokenID != "" {
-		if err := s.opts.Store.RevokeGrant(ctx, tokenID, s.opts.Now()); err != nil {
+		revoked, err := s.opts.Store.RevokeGrant(ctx, tokenID, client.ID, s.opts.Now())
+		if err != nil {
 			return s.writeError(c, errServer.withCause(err))
 		}
-		s.log.InfoContext(ctx, "oauth: grant revoked by its client", "token_id", tokenID)
+		if revoked {
+			s.log.InfoContext(ctx, "oauth: grant revoked by its client", "token_id", tokenID)
+		}
 	}
 	setNoStore(c.Response().Header())
 	return c.NoContent(http.StatusOK)
 }
 
-// grantOf finds the grant a token belongs to, if it was issued to client.
+// grantOf finds the grant a token belongs to: for a refresh token only if
+// it was issued to client; for an access token, any grant, which
+// RevokeGrant then revokes only if it is client's.
 func (s *Server) grantOf(ctx context.Context, token string, client *Client) (string, error) {
 	if strings.HasPrefix(token, refreshPrefix) {
 		r, err := s.opts.Store.FindRefresh(ctx, hashToken(token))
@@ -67,14 +72,8 @@ func (s *Server) grantOf(ctx context.Context, token string, client *Client) (str
 	if err != nil {
 		return "", nil
 	}
-	owner, err := s.opts.Store.GrantClient(ctx, tokenID)
-	switch {
-	case errors.Is(err, ErrNotFound):
-		return "", nil // a pasted mcp_ token: mcp-tokens revokes those
-	case err != nil:
-		return "", errServer.withCause(err)
-	case owner != client.ID:
-		return "", nil
-	}
+	// Whether the grant is this client's (and an OAuth grant at all: a
+	// pasted mcp_ token is mcp-tokens' to revoke) is checked by RevokeGrant
+	// in the same step as the revocation.
 	return tokenID, nil
 }

@@ -65,9 +65,11 @@ type Options struct {
 	CodeTTL        time.Duration // default 60 s
 	PendingTTL     time.Duration // sign-in plus consent; default 10 min
 
-	// TrustedProxies are the peers whose X-Forwarded-For is believed.
+	// TrustedProxies are the peers whose X-Forwarded-For is believed
+	// (none: the peer address is the client's).
 	TrustedProxies []netip.Prefix
-	// Per-address limits per minute; 0 means the default, <0 no limit.
+	// Per-address limits per minute, as token buckets that refill evenly
+	// and hold a minute's worth; 0 means the default, <0 no limit.
 	RegisterPerMinute  int
 	AuthorizePerMinute int
 	TokenPerMinute     int
@@ -97,6 +99,7 @@ type Server struct {
 	registerLimit  *limiter
 	authorizeLimit *limiter
 	tokenLimit     *limiter
+	extractIP      echo.IPExtractor
 }
 
 // New validates opts.
@@ -158,6 +161,7 @@ func New(opts Options) (*Server, error) {
 		registerLimit:  newLimiter(opts.RegisterPerMinute, opts.Now),
 		authorizeLimit: newLimiter(opts.AuthorizePerMinute, opts.Now),
 		tokenLimit:     newLimiter(opts.TokenPerMinute, opts.Now),
+		extractIP:      newIPExtractor(opts.TrustedProxies),
 	}
 	if s.metadata, s.oidc, err = s.renderMetadata(); err != nil {
 		return nil, fmt.Errorf("oauthserver: metadata: %w", err)

@@ -48,35 +48,70 @@ type Refresh struct {
 	Scopes     []string
 	ExpiresAt  time.Time
 	Used       bool
+	// ReplacedBy is the hash of the refresh token issued when this one was
+	// used: while that replacement is unused, this token may be presented
+	// once more (a client retrying after a lost response). Empty when
+	// unused, or when a retry superseded this token as a replacement.
+	ReplacedBy string
 }
+
+// Rotation is the outcome of Store.RotateRefresh.
+type Rotation string
+
+// The outcomes of a refresh.
+const (
+	// Rotated: the token was unused; it is now used and replaced.
+	Rotated Rotation = "rotated"
+	// Retried: the token was used but its replacement never was; that
+	// replacement is superseded (presenting it is reuse) and the new token
+	// takes its place.
+	Retried Rotation = "retried"
+	// Reused: any other use of a used token; the grant is revoked.
+	Reused Rotation = "reused"
+	// Inactive: the grant is revoked or expired; nothing changed.
+	Inactive Rotation = "inactive"
+)
 
 // ErrNotFound says no row has the given hash.
 var ErrNotFound = errors.New("oauthserver: not found")
 
-// Store persists codes, grants and refresh tokens. Implementations must
-// make MarkCodeUsed and MarkRefreshUsed atomic: of two concurrent calls
-// for the same hash exactly one sees Used false.
+// Store persists codes, grants, refresh tokens and decided
+// authorizations. Each method that changes a grant is one atomic step
+// across replicas (one database transaction in PostgRESTStore): of two
+// concurrent calls for the same code or refresh token, exactly one takes
+// the first-use path, and a grant is revoked only by setting its
+// api_tokens.revoked_at, whose trigger lists it in revoked_token_ids.
 type Store interface {
 	// IsStaff reports whether userID holds an active instructor or grader
 	// role in at least one class (the mcp-tokens rule).
 	IsStaff(ctx context.Context, userID string) (bool, error)
 	SaveCode(ctx context.Context, c Code) error
 	// MarkCodeUsed marks the code used and returns it as it was before:
-	// Used true means it had been redeemed already. ErrNotFound when absent.
+	// Used true means it had been redeemed already, and then the same step
+	// marks it replayed and revokes the grant its first use issued (or
+	// makes CreateGrant create that grant revoked). ErrNotFound when
+	// absent.
 	MarkCodeUsed(ctx context.Context, hash string, now time.Time) (*Code, error)
-	CreateGrant(ctx context.Context, g Grant) error
-	SaveRefresh(ctx context.Context, r Refresh) error
-	// MarkRefreshUsed is MarkCodeUsed for refresh tokens.
-	MarkRefreshUsed(ctx context.Context, hash string, now time.Time) (*Refresh, error)
+	// CreateGrant creates, in one step, the grant of a code MarkCodeUsed
+	// redeemed: the api_tokens row and the marker described by g, and the
+	// grant's first refresh token (by its hash, with the grant's scopes and
+	// expiry). g's TokenID, UserID, Scopes, ClientName and RedirectURI are
+	// the code's (PostgRESTStore takes them from the code row itself). It
+	// reports false when the code was replayed before the grant existed:
+	// the grant is then created revoked.
+	CreateGrant(ctx context.Context, codeHash string, g Grant, refreshHash string, now time.Time) (active bool, err error)
 	// FindRefresh reads a refresh token without changing it.
 	FindRefresh(ctx context.Context, hash string) (*Refresh, error)
-	// GrantClient returns the client a grant was issued to; ErrNotFound
-	// when tokenID is not an OAuth grant (e.g. a pasted mcp_ token).
-	GrantClient(ctx context.Context, tokenID string) (string, error)
-	// GrantActive reports whether the grant exists, is not revoked (in
-	// api_tokens or revoked_token_ids) and has not expired.
-	GrantActive(ctx context.Context, tokenID string, now time.Time) (bool, error)
-	// RevokeGrant revokes the grant everywhere a verifier looks, and
-	// succeeds even when the api_tokens row does not exist (yet).
-	RevokeGrant(ctx context.Context, tokenID string, now time.Time) error
+	// RotateRefresh presents the refresh token hash and, unless the grant
+	// is inactive or the token reused, stores next (hash, expiry and
+	// scopes of the grant's) as its replacement, in one step.
+	// ErrNotFound when absent.
+	RotateRefresh(ctx context.Context, hash, next string, now time.Time) (Rotation, error)
+	// RevokeGrant revokes the grant tokenID if it was issued to clientID
+	// and is not revoked yet, and reports whether it did.
+	RevokeGrant(ctx context.Context, tokenID, clientID string, now time.Time) (bool, error)
+	// ConsumePending records the decision of the pending authorization id
+	// (kept until expires) and reports whether it is the first: a sealed
+	// cookie replayed after its decision must decide nothing.
+	ConsumePending(ctx context.Context, id string, expires time.Time) (first bool, err error)
 }

@@ -12,9 +12,12 @@ import (
 )
 
 // PostgRESTStore is the Store on the project's PostgREST with the service
-// role: the tables of supabase/migrations/*_mcp_oauth.sql are closed to
+// role: the tables of supabase/migrations/*_mcp_oauth*.sql are closed to
 // every other role, and the grant's api_tokens row is written for the
-// user, who has not yet got a session the gateway keeps.
+// user, who has not yet got a session the gateway keeps. Every change of a
+// grant that takes more than one statement is a function of
+// supabase/migrations/*_mcp_oauth_grant_functions.sql, called through
+// PostgREST's /rpc, so that it is one transaction with its row locks.
 type PostgRESTStore struct {
 	db *postgrest.Client
 }
@@ -47,9 +50,11 @@ func NewPostgRESTStore(opts PostgRESTStoreOptions) (*PostgRESTStore, error) {
 }
 
 const (
-	tableCodes   = "mcp_oauth_codes"
-	tableRefresh = "mcp_oauth_refresh_tokens"
-	tableGrants  = "mcp_oauth_grants"
+	tableCodes    = "mcp_oauth_codes"
+	tableRefresh  = "mcp_oauth_refresh_tokens"
+	tableGrants   = "mcp_oauth_grants"
+	tableDecided  = "mcp_oauth_decided_authorizations"
+	uniqueViolate = "23505" // SQLSTATE unique_violation
 )
 
 func ts(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
@@ -80,7 +85,6 @@ type codeRow struct {
 	Scopes      []string  `json:"scopes"`
 	Resource    string    `json:"resource"`
 	ExpiresAt   time.Time `json:"expires_at"`
-	UsedAt      *string   `json:"used_at,omitempty"`
 }
 
 // SaveCode implements Store.
@@ -94,48 +98,48 @@ func (s *PostgRESTStore) SaveCode(ctx context.Context, c Code) error {
 	return err
 }
 
-// MarkCodeUsed implements Store: one PATCH guarded by used_at IS NULL is
-// the atomic step; a miss is then told apart (used before, or absent).
+// rpc calls the database function fn with named arguments args (POST
+// /rpc/<fn>) and returns its result as PostgREST renders it.
+func (s *PostgRESTStore) rpc(ctx context.Context, fn string, args map[string]any) (json.RawMessage, error) {
+	return s.db.From("rpc/"+fn).Insert(ctx, args, postgrest.ReturnRows)
+}
+
+// MarkCodeUsed implements Store with mcp_oauth_use_code.
 func (s *PostgRESTStore) MarkCodeUsed(ctx context.Context, hash string, now time.Time) (*Code, error) {
-	body, err := s.db.From(tableCodes).Select("*").Eq("code_hash", hash).Is("used_at", "null").
-		Update(ctx, map[string]any{"used_at": ts(now)}, postgrest.ReturnRows)
+	body, err := s.rpc(ctx, "mcp_oauth_use_code", map[string]any{"p_code_hash": hash, "p_now": ts(now)})
 	if err != nil {
 		return nil, err
 	}
-	var rows []codeRow
+	var rows []struct {
+		codeRow
+		WasUsed bool `json:"was_used"`
+	}
 	if err := json.Unmarshal(body, &rows); err != nil {
 		return nil, fmt.Errorf("oauthserver: decode code: %w", err)
 	}
-	used := false
 	if len(rows) == 0 {
-		raw, err := s.db.From(tableCodes).Select("*").Eq("code_hash", hash).MaybeSingle(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if raw == nil {
-			return nil, ErrNotFound
-		}
-		var r codeRow
-		if err := json.Unmarshal(raw, &r); err != nil {
-			return nil, fmt.Errorf("oauthserver: decode code: %w", err)
-		}
-		rows, used = []codeRow{r}, true
+		return nil, ErrNotFound
 	}
 	r := rows[0]
 	return &Code{Hash: r.CodeHash, TokenID: r.TokenID, ClientHash: r.ClientHash, ClientName: r.ClientName,
 		RedirectURI: r.RedirectURI, Challenge: r.Challenge, UserID: r.UserID, Scopes: r.Scopes,
-		Resource: r.Resource, ExpiresAt: r.ExpiresAt, Used: used}, nil
+		Resource: r.Resource, ExpiresAt: r.ExpiresAt, Used: r.WasUsed}, nil
 }
 
-// CreateGrant implements Store: the api_tokens row, then the marker.
-func (s *PostgRESTStore) CreateGrant(ctx context.Context, g Grant) error {
-	tok := map[string]any{"user_id": g.UserID, "name": g.Name, "token_id": g.TokenID, "scopes": g.Scopes, "expires_at": ts(g.ExpiresAt)}
-	if _, err := s.db.From("api_tokens").Insert(ctx, tok, postgrest.ReturnMinimal); err != nil {
-		return err
+// CreateGrant implements Store with mcp_oauth_create_grant.
+func (s *PostgRESTStore) CreateGrant(ctx context.Context, codeHash string, g Grant, refreshHash string, now time.Time) (bool, error) {
+	body, err := s.rpc(ctx, "mcp_oauth_create_grant", map[string]any{
+		"p_code_hash": codeHash, "p_name": g.Name, "p_client_id": g.ClientID,
+		"p_expires_at": ts(g.ExpiresAt), "p_refresh_hash": refreshHash, "p_now": ts(now),
+	})
+	if err != nil {
+		return false, err
 	}
-	marker := map[string]any{"token_id": g.TokenID, "client_id": g.ClientID, "client_name": g.ClientName, "redirect_uri": g.RedirectURI}
-	_, err := s.db.From(tableGrants).Insert(ctx, marker, postgrest.ReturnMinimal)
-	return err
+	var active bool
+	if err := json.Unmarshal(body, &active); err != nil {
+		return false, fmt.Errorf("oauthserver: decode grant: %w", err)
+	}
+	return active, nil
 }
 
 type refreshRow struct {
@@ -146,41 +150,46 @@ type refreshRow struct {
 	Scopes     []string  `json:"scopes"`
 	ExpiresAt  time.Time `json:"expires_at"`
 	UsedAt     *string   `json:"used_at"`
+	ReplacedBy *string   `json:"replaced_by"`
 }
 
 func (r refreshRow) refresh() *Refresh {
-	return &Refresh{Hash: r.TokenHash, TokenID: r.TokenID, UserID: r.UserID, ClientHash: r.ClientHash, Scopes: r.Scopes, ExpiresAt: r.ExpiresAt, Used: r.UsedAt != nil}
+	out := &Refresh{Hash: r.TokenHash, TokenID: r.TokenID, UserID: r.UserID, ClientHash: r.ClientHash, Scopes: r.Scopes, ExpiresAt: r.ExpiresAt, Used: r.UsedAt != nil}
+	if r.ReplacedBy != nil {
+		out.ReplacedBy = *r.ReplacedBy
+	}
+	return out
 }
 
-// SaveRefresh implements Store.
-func (s *PostgRESTStore) SaveRefresh(ctx context.Context, r Refresh) error {
-	row := map[string]any{"token_hash": r.Hash, "token_id": r.TokenID, "user_id": r.UserID, "client_hash": r.ClientHash, "scopes": r.Scopes, "expires_at": ts(r.ExpiresAt)}
-	_, err := s.db.From(tableRefresh).Insert(ctx, row, postgrest.ReturnMinimal)
-	return err
-}
-
-// MarkRefreshUsed implements Store.
-func (s *PostgRESTStore) MarkRefreshUsed(ctx context.Context, hash string, now time.Time) (*Refresh, error) {
-	body, err := s.db.From(tableRefresh).Select("*").Eq("token_hash", hash).Is("used_at", "null").
-		Update(ctx, map[string]any{"used_at": ts(now)}, postgrest.ReturnRows)
+// RotateRefresh implements Store with mcp_oauth_rotate_refresh.
+func (s *PostgRESTStore) RotateRefresh(ctx context.Context, hash, next string, now time.Time) (Rotation, error) {
+	body, err := s.rpc(ctx, "mcp_oauth_rotate_refresh", map[string]any{"p_token_hash": hash, "p_next_hash": next, "p_now": ts(now)})
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	var rows []refreshRow
-	if err := json.Unmarshal(body, &rows); err != nil {
-		return nil, fmt.Errorf("oauthserver: decode refresh token: %w", err)
+	var out string
+	if err := json.Unmarshal(body, &out); err != nil {
+		return "", fmt.Errorf("oauthserver: decode refresh outcome: %w", err)
 	}
-	if len(rows) == 1 {
-		r := rows[0].refresh()
-		r.Used = false
+	switch r := Rotation(out); r {
+	case Rotated, Retried, Reused, Inactive:
 		return r, nil
+	case "not_found":
+		return "", ErrNotFound
 	}
-	r, err := s.FindRefresh(ctx, hash)
-	if err != nil {
-		return nil, err
+	return "", fmt.Errorf("oauthserver: unknown refresh outcome %q", out)
+}
+
+// ConsumePending implements Store: the primary key on the authorization's
+// id makes the insert the atomic step; a unique violation means another
+// request (on any replica) decided it first.
+func (s *PostgRESTStore) ConsumePending(ctx context.Context, id string, expires time.Time) (bool, error) {
+	_, err := s.db.From(tableDecided).Insert(ctx, map[string]any{"authorization_id": id, "expires_at": ts(expires)}, postgrest.ReturnMinimal)
+	var pe *postgrest.Error
+	if errors.As(err, &pe) && pe.Code == uniqueViolate {
+		return false, nil
 	}
-	r.Used = true
-	return r, nil
+	return err == nil, err
 }
 
 // FindRefresh implements Store.
@@ -199,66 +208,15 @@ func (s *PostgRESTStore) FindRefresh(ctx context.Context, hash string) (*Refresh
 	return r.refresh(), nil
 }
 
-// GrantClient implements Store.
-func (s *PostgRESTStore) GrantClient(ctx context.Context, tokenID string) (string, error) {
-	raw, err := s.db.From(tableGrants).Select("client_id").Eq("token_id", tokenID).MaybeSingle(ctx)
-	if err != nil {
-		return "", err
-	}
-	if raw == nil {
-		return "", ErrNotFound
-	}
-	var r struct {
-		ClientID string `json:"client_id"`
-	}
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return "", err
-	}
-	return r.ClientID, nil
-}
-
-// GrantActive implements Store.
-func (s *PostgRESTStore) GrantActive(ctx context.Context, tokenID string, now time.Time) (bool, error) {
-	raw, err := s.db.From("api_tokens").Select("revoked_at,expires_at").Eq("token_id", tokenID).MaybeSingle(ctx)
-	if err != nil || raw == nil {
-		return false, err
-	}
-	var r struct {
-		RevokedAt *string   `json:"revoked_at"`
-		ExpiresAt time.Time `json:"expires_at"`
-	}
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return false, err
-	}
-	if r.RevokedAt != nil || !now.Before(r.ExpiresAt) {
-		return false, nil
-	}
-	rev, err := s.db.From("revoked_token_ids").Select("token_id").Eq("token_id", tokenID).MaybeSingle(ctx)
+// RevokeGrant implements Store with mcp_oauth_revoke_grant.
+func (s *PostgRESTStore) RevokeGrant(ctx context.Context, tokenID, clientID string, now time.Time) (bool, error) {
+	body, err := s.rpc(ctx, "mcp_oauth_revoke_grant", map[string]any{"p_token_id": tokenID, "p_client_id": clientID, "p_now": ts(now)})
 	if err != nil {
 		return false, err
 	}
-	return rev == nil, nil
-}
-
-// RevokeGrant implements Store: revoked_at on the api_tokens row (its
-// trigger also writes revoked_token_ids), then revoked_token_ids itself,
-// which is what verifiers read and which must hold even when the row was
-// never created (a replayed code whose first use failed half-way).
-func (s *PostgRESTStore) RevokeGrant(ctx context.Context, tokenID string, now time.Time) error {
-	if _, err := s.db.From("api_tokens").Eq("token_id", tokenID).Is("revoked_at", "null").
-		Update(ctx, map[string]any{"revoked_at": ts(now)}, postgrest.ReturnMinimal); err != nil {
-		return err
+	var revoked bool
+	if err := json.Unmarshal(body, &revoked); err != nil {
+		return false, fmt.Errorf("oauthserver: decode revocation: %w", err)
 	}
-	_, insErr := s.db.From("revoked_token_ids").Insert(ctx, map[string]any{"token_id": tokenID}, postgrest.ReturnMinimal)
-	if insErr == nil {
-		return nil
-	}
-	row, err := s.db.From("revoked_token_ids").Select("token_id").Eq("token_id", tokenID).MaybeSingle(ctx)
-	if err != nil {
-		return errors.Join(err, insErr)
-	}
-	if row == nil {
-		return insErr
-	}
-	return nil
+	return revoked, nil
 }

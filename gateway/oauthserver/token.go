@@ -24,6 +24,11 @@ var (
 	errBadRefresh = oauthErr(http.StatusBadRequest, codeInvalidGrant, "The refresh token is invalid, expired or revoked")
 )
 
+// descRepeated is the description of a repeated parameter. It does not
+// name the parameter: no error_description echoes request text, which
+// would let a request put words of its choosing on the client's pages.
+const descRepeated = "A parameter is repeated"
+
 // readForm parses an application/x-www-form-urlencoded body of at most
 // 16 KiB; a repeated parameter is invalid_request (RFC 6749 §3.2).
 func readForm(c echo.Context) (url.Values, error) {
@@ -41,7 +46,7 @@ func readForm(c echo.Context) (url.Values, error) {
 	}
 	for k, v := range r.PostForm {
 		if len(v) > 1 && k != "resource" {
-			return nil, oauthErr(http.StatusBadRequest, codeInvalidRequest, "Parameter "+k+" is repeated")
+			return nil, oauthErr(http.StatusBadRequest, codeInvalidRequest, descRepeated)
 		}
 	}
 	return r.PostForm, nil
@@ -58,9 +63,13 @@ func (s *Server) token(c echo.Context) error {
 	if err != nil {
 		return s.writeError(c, err)
 	}
-	if c.Request().Header.Get("Authorization") != "" {
+	if auth := c.Request().Header.Get("Authorization"); auth != "" {
 		// Public clients have no secret; a client trying to authenticate
 		// is told so (RFC 6749 §5.2: 401 when the header was used).
+		if isPastedToken(auth) {
+			h.Set("WWW-Authenticate", `Bearer error="invalid_client", error_description="`+msgPastedToken+`"`)
+			return s.writeError(c, oauthErr(http.StatusUnauthorized, codeInvalidClient, msgPastedToken))
+		}
 		h.Set("WWW-Authenticate", `Basic realm="oauth"`)
 		return s.writeError(c, oauthErr(http.StatusUnauthorized, codeInvalidClient, "Only public clients (token_endpoint_auth_method \"none\") are supported; send client_id in the body and no Authorization header"))
 	}
@@ -107,7 +116,9 @@ func (s *Server) checkResource(form url.Values) error {
 // redeemCode is the authorization_code grant. The code is marked used
 // before anything else is checked, atomically, so it works at most once
 // whatever the outcome; a code that was used already revokes the grant
-// its first use issued (OAuth 2.1 §4.1.3).
+// its first use issued (OAuth 2.1 §4.1.3), in the same step. Should that
+// grant not exist yet (the first use is still being checked), it is
+// created revoked: either way a replayed code leaves no live grant.
 func (s *Server) redeemCode(ctx context.Context, form url.Values) (*tokenResponse, error) {
 	code, verifier, redirect := form.Get("code"), form.Get("code_verifier"), form.Get("redirect_uri")
 	switch {
@@ -132,9 +143,6 @@ func (s *Server) redeemCode(ctx context.Context, form url.Values) (*tokenRespons
 		return nil, errServer.withCause(err)
 	}
 	if stored.Used {
-		if err := s.opts.Store.RevokeGrant(ctx, stored.TokenID, now); err != nil {
-			return nil, errServer.withCause(err)
-		}
 		s.log.WarnContext(ctx, "oauth: authorization code replayed; its grant is revoked", "token_id", stored.TokenID)
 		return nil, errBadCode.withCause(errors.New("code replayed"))
 	}
@@ -150,26 +158,46 @@ func (s *Server) redeemCode(ctx context.Context, form url.Values) (*tokenRespons
 	case stored.Resource != "" && len(form["resource"]) > 0 && !slices.Contains(form["resource"], stored.Resource):
 		return nil, oauthErr(http.StatusBadRequest, codeInvalidTarget, "resource does not match the authorization request")
 	}
-	err = s.opts.Store.CreateGrant(ctx, Grant{
+	expires := now.Add(s.opts.GrantTTL)
+	rt := refreshPrefix + randomToken(32)
+	active, err := s.opts.Store.CreateGrant(ctx, stored.Hash, Grant{
 		TokenID:     stored.TokenID,
 		UserID:      stored.UserID,
 		Name:        GrantName(stored.ClientName),
 		Scopes:      stored.Scopes,
-		ExpiresAt:   now.Add(s.opts.GrantTTL),
+		ExpiresAt:   expires,
 		ClientID:    client.ID,
 		ClientName:  stored.ClientName,
 		RedirectURI: stored.RedirectURI,
-	})
+	}, hashToken(rt), now)
 	if err != nil {
 		return nil, errServer.withCause(err)
 	}
-	return s.issue(ctx, stored.UserID, stored.TokenID, client.ID, stored.Scopes, now.Add(s.opts.GrantTTL), now)
+	if !active {
+		// The first use wins, and its tokens are answered; the replay that
+		// raced it has revoked them already, as it would have a moment
+		// later.
+		s.log.WarnContext(ctx, "oauth: authorization code replayed during its redemption; its grant is created revoked", "token_id", stored.TokenID)
+	}
+	res := &tokenResponse{refresh: rt, scopes: stored.Scopes}
+	if res.access, err = s.opts.Mint(stored.UserID, stored.Scopes, stored.TokenID, s.accessDays(), now); err != nil {
+		return nil, errServer.withCause(err)
+	}
+	return res, nil
 }
 
 // refresh is the refresh_token grant with rotation: each refresh token
-// works once; presenting one again revokes the whole grant
-// (OAuth 2.1 §4.3.1), since either the client or an attacker holds a
-// stolen copy.
+// is replaced on use, and presenting a replaced one again revokes the
+// whole grant (OAuth 2.1 §4.3.1), since either the client or an attacker
+// holds a stolen copy. The request is checked in full before the token is
+// touched, so a refused request (say, invalid_scope) spends nothing. One
+// retry is forgiven: while a token's replacement has never been used, the
+// token itself still works, and replaces that unused replacement (hosts
+// retry a refresh whose answer was lost; without this a timeout would end
+// the connection). Once the replacement has been used, the old token is
+// reuse again. The rotation, the retry and the revocation on reuse are
+// one step of the store (Store.RotateRefresh), so concurrent refreshes of
+// one token are decided one after the other.
 func (s *Server) refresh(ctx context.Context, form url.Values) (*tokenResponse, error) {
 	rt := form.Get("refresh_token")
 	if rt == "" {
@@ -183,19 +211,13 @@ func (s *Server) refresh(ctx context.Context, form url.Values) (*tokenResponse, 
 		return nil, err
 	}
 	now := s.opts.Now()
-	stored, err := s.opts.Store.MarkRefreshUsed(ctx, hashToken(rt), now)
+	hash := hashToken(rt)
+	stored, err := s.opts.Store.FindRefresh(ctx, hash)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return nil, errBadRefresh
 	case err != nil:
 		return nil, errServer.withCause(err)
-	}
-	if stored.Used {
-		if err := s.opts.Store.RevokeGrant(ctx, stored.TokenID, now); err != nil {
-			return nil, errServer.withCause(err)
-		}
-		s.log.WarnContext(ctx, "oauth: refresh token reused; its grant is revoked", "token_id", stored.TokenID)
-		return nil, errBadRefresh.withCause(errors.New("refresh token reused"))
 	}
 	if stored.ClientHash != hashToken(client.ID) {
 		return nil, errBadRefresh.withCause(errors.New("refresh token of another client"))
@@ -203,60 +225,72 @@ func (s *Server) refresh(ctx context.Context, form url.Values) (*tokenResponse, 
 	if !now.Before(stored.ExpiresAt) {
 		return nil, errBadRefresh.withCause(errors.New("refresh token expired"))
 	}
-	scopes := stored.Scopes
-	if sc := form.Get("scope"); sc != "" {
-		asked := strings.Fields(sc)
-		var narrowed []string
-		for _, a := range asked {
-			if a == "offline_access" {
-				continue
-			}
-			if !slices.Contains(stored.Scopes, a) {
-				return nil, oauthErr(http.StatusBadRequest, codeInvalidScope, "scope exceeds what was granted")
-			}
-			narrowed = append(narrowed, a)
-		}
-		if len(narrowed) > 0 {
-			scopes = narrowed
-		}
-	}
-	active, err := s.opts.Store.GrantActive(ctx, stored.TokenID, now)
-	if err != nil {
-		return nil, errServer.withCause(err)
-	}
-	if !active {
-		return nil, errBadRefresh.withCause(errors.New("grant revoked or expired"))
-	}
-	// Rotation keeps the grant's scopes for the next refresh token, so a
-	// narrowed access token never narrows the grant.
-	res, err := s.issue(ctx, stored.UserID, stored.TokenID, client.ID, stored.Scopes, stored.ExpiresAt, now)
+	scopes, err := narrowScopes(stored.Scopes, form.Get("scope"))
 	if err != nil {
 		return nil, err
 	}
-	if len(scopes) != len(stored.Scopes) {
-		res.scopes = scopes
-		if res.access, err = s.opts.Mint(stored.UserID, scopes, stored.TokenID, s.accessDays(), now); err != nil {
-			return nil, errServer.withCause(err)
-		}
+	next := refreshPrefix + randomToken(32)
+	outcome, err := s.opts.Store.RotateRefresh(ctx, hash, hashToken(next), now)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return nil, errBadRefresh
+	case err != nil:
+		return nil, errServer.withCause(err)
+	}
+	switch outcome {
+	case Inactive:
+		return nil, errBadRefresh.withCause(errors.New("grant revoked or expired"))
+	case Reused:
+		s.log.WarnContext(ctx, "oauth: refresh token reused; its grant is revoked", "token_id", stored.TokenID)
+		return nil, errBadRefresh.withCause(errors.New("refresh token reused"))
+	case Retried:
+		s.log.InfoContext(ctx, "oauth: refresh retried before its replacement was used", "token_id", stored.TokenID)
+	}
+	// The replacement keeps the grant's scopes, so a narrowed access token
+	// never narrows the grant.
+	res := &tokenResponse{refresh: next, scopes: scopes}
+	if res.access, err = s.opts.Mint(stored.UserID, scopes, stored.TokenID, s.accessDays(), now); err != nil {
+		return nil, errServer.withCause(err)
 	}
 	return res, nil
 }
 
-// issue saves a new refresh token for the grant and mints the access
-// token: an mcp_ API token whose jti is the grant's token id, so revoking
-// the grant (here or in mcp-tokens) stops it at once.
-func (s *Server) issue(ctx context.Context, sub, tokenID, clientID string, scopes []string, expires, now time.Time) (*tokenResponse, error) {
-	rt := refreshPrefix + randomToken(32)
-	err := s.opts.Store.SaveRefresh(ctx, Refresh{Hash: hashToken(rt), TokenID: tokenID, UserID: sub, ClientHash: hashToken(clientID), Scopes: scopes, ExpiresAt: expires})
-	if err != nil {
-		return nil, errServer.withCause(err)
+// narrowScopes is the scope of a refresh request: the granted scopes, or
+// the subset asked for; anything beyond the grant is invalid_scope.
+func narrowScopes(granted []string, asked string) ([]string, error) {
+	if asked == "" {
+		return granted, nil
 	}
-	res := &tokenResponse{refresh: rt, scopes: scopes}
-	if res.access, err = s.opts.Mint(sub, scopes, tokenID, s.accessDays(), now); err != nil {
-		return nil, errServer.withCause(err)
+	var narrowed []string
+	for _, a := range strings.Fields(asked) {
+		if a == "offline_access" {
+			continue
+		}
+		if !slices.Contains(granted, a) {
+			return nil, oauthErr(http.StatusBadRequest, codeInvalidScope, "scope exceeds what was granted")
+		}
+		narrowed = append(narrowed, a)
 	}
-	return res, nil
+	if len(narrowed) == 0 {
+		return granted, nil
+	}
+	return narrowed, nil
 }
 
 // accessDays is the access-token lifetime in the unit MintAPIToken takes.
 func (s *Server) accessDays() float64 { return s.opts.AccessTokenTTL.Hours() / 24 }
+
+// msgPastedToken answers a token request that carries an mcp_ token as its
+// Authorization header: mcp-remote sends a --header argument to every
+// endpoint, the token endpoint included, so a client configuration that
+// still holds a pasted token can never finish signing in. The text uses
+// only the characters RFC 6749 §5.2 allows in error_description (no quote
+// or backslash), so it can stand in the WWW-Authenticate header too.
+const msgPastedToken = "The token request carries an Authorization: Bearer mcp_ header, so the MCP client configuration still sends a pasted token (for mcp-remote, a --header argument). Remove it and the environment variable that holds it, clear ~/.mcp-auth and restart the client to sign in with OAuth."
+
+// isPastedToken reports whether an Authorization header value is a Bearer
+// mcp_ token (the scheme is case-insensitive, RFC 9110 §11.1).
+func isPastedToken(auth string) bool {
+	scheme, cred, ok := strings.Cut(strings.TrimSpace(auth), " ")
+	return ok && strings.EqualFold(scheme, "Bearer") && strings.HasPrefix(strings.TrimSpace(cred), "mcp_")
+}

@@ -3,8 +3,9 @@
 // gateway and the original Edge Functions use: JWT verification with
 // PostgREST's error codes, per-request role switching so that row-level
 // security applies, reads with embeds and filters rendered by PostgreSQL
-// itself, singular responses, counting and simple writes. Anything outside
-// that subset answers a PostgREST-style 400 rather than a different result.
+// itself, singular responses, counting, simple writes and calls of
+// functions with named arguments (rpc.go). Anything outside that subset
+// answers a PostgREST-style 400 rather than a different result.
 package restapi
 
 import (
@@ -159,10 +160,8 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) error {
 	if path == "" {
 		return errNotImplemented("the OpenAPI root endpoint is not supported by this server")
 	}
-	if strings.HasPrefix(path, "rpc/") {
-		return errNotImplemented("functions (rpc) are not supported by this server")
-	}
-	if strings.Contains(path, "/") {
+	fn, isRPC := strings.CutPrefix(path, "rpc/")
+	if strings.Contains(path, "/") && (!isRPC || strings.Contains(fn, "/")) {
 		return &Error{Status: 404, Code: "PGRST125", Message: "Invalid path specified in request URL"}
 	}
 	if s := r.Header.Get("Accept-Profile"); s != "" && s != h.cfg.Schema {
@@ -197,6 +196,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) error {
 	}
 	if req.prefer.returnSet == "headers-only" {
 		return errNotImplemented("Prefer: return=headers-only is not supported by this server")
+	}
+	if isRPC {
+		return h.rpc(ctx, w, r, req, fn)
 	}
 	q, e := parseQuery(r.URL.RawQuery)
 	if e != nil {

@@ -74,3 +74,32 @@ INSERT INTO notes (id, owner, body) VALUES
   (2, '11111111-1111-1111-1111-111111111111', 'alice 2'),
   (3, '22222222-2222-2222-2222-222222222222', 'bob 1');
 SELECT setval(pg_get_serial_sequence('notes', 'id'), 100);
+
+-- Functions for the rpc tests (rpc_test.go), and a table of their own that
+-- they write (updating notes would move its rows and so the order other
+-- tests see them in).
+CREATE TABLE rpc_notes (id int PRIMARY KEY, owner uuid NOT NULL, body text NOT NULL);
+GRANT ALL ON rpc_notes TO authenticated;
+ALTER TABLE rpc_notes ENABLE ROW LEVEL SECURITY;
+CREATE POLICY own_rpc_notes ON rpc_notes FOR ALL TO authenticated
+  USING (owner = (current_setting('request.jwt.claims', true)::json->>'sub')::uuid);
+INSERT INTO rpc_notes VALUES (1, '11111111-1111-1111-1111-111111111111', 'alice 1'), (2, '22222222-2222-2222-2222-222222222222', 'bob 1');
+CREATE FUNCTION add_them(a integer, b integer) RETURNS integer LANGUAGE sql AS $$ SELECT a + b $$;
+CREATE FUNCTION greet(name text, greeting text DEFAULT 'hello') RETURNS text LANGUAGE sql AS $$ SELECT greeting || ', ' || name $$;
+CREATE FUNCTION count_items(items text[], since timestamptz) RETURNS integer LANGUAGE sql AS $$ SELECT cardinality(items) + CASE WHEN since < '2000-01-01' THEN 100 ELSE 0 END $$;
+CREATE FUNCTION nothing(x integer) RETURNS integer LANGUAGE sql AS $$ SELECT NULL::integer $$;
+CREATE FUNCTION films_by_status(p_status text) RETURNS SETOF films LANGUAGE sql STABLE AS $$ SELECT * FROM films WHERE status = p_status ORDER BY id $$;
+CREATE FUNCTION first_film() RETURNS films LANGUAGE sql STABLE AS $$ SELECT * FROM films ORDER BY id LIMIT 1 $$;
+CREATE FUNCTION film_years(p_from integer) RETURNS TABLE (id integer, year integer) LANGUAGE sql STABLE AS $$ SELECT f.id, f.year FROM films f WHERE f.year >= p_from ORDER BY f.id $$;
+CREATE FUNCTION film_ids() RETURNS SETOF integer LANGUAGE sql STABLE AS $$ SELECT id FROM films ORDER BY id $$;
+CREATE FUNCTION whoami() RETURNS text LANGUAGE sql STABLE AS $$ SELECT current_user::text || ' ' || coalesce(current_setting('request.jwt.claims', true)::json->>'sub', '-') $$;
+CREATE FUNCTION rename_note(p_id integer, p_body text) RETURNS void LANGUAGE sql AS $$ UPDATE rpc_notes SET body = p_body WHERE id = p_id $$;
+CREATE FUNCTION notes_visible() RETURNS bigint LANGUAGE sql STABLE AS $$ SELECT count(*) FROM rpc_notes $$;
+CREATE FUNCTION add_director(p_id integer, p_name text) RETURNS void LANGUAGE sql AS $$ INSERT INTO directors VALUES (p_id, p_name) $$;
+CREATE FUNCTION refuse(msg text) RETURNS void LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION '%', msg USING HINT = 'try again'; END $$;
+CREATE FUNCTION overloaded(a integer) RETURNS integer LANGUAGE sql AS $$ SELECT a $$;
+CREATE FUNCTION overloaded(a integer, b integer DEFAULT 1) RETURNS integer LANGUAGE sql AS $$ SELECT a + b $$;
+CREATE FUNCTION takes_json(json) RETURNS json LANGUAGE sql AS $$ SELECT $1 $$;
+CREATE FUNCTION staff_only() RETURNS integer LANGUAGE sql AS $$ SELECT 1 $$;
+REVOKE ALL ON FUNCTION staff_only() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION staff_only() TO authenticated;
