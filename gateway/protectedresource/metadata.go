@@ -11,8 +11,10 @@ package protectedresource
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -32,7 +34,12 @@ type Options struct {
 	// the gateway's own (…/functions/v1/mcp-server/oauth) or Supabase
 	// Auth's, per GATEWAY_OAUTH_SERVER.
 	AuthorizationServer string
-	// Scopes advertised in scopes_supported.
+	// Scopes are the baseline a client should request for ordinary use,
+	// advertised in scopes_supported and in the scope attribute of
+	// challenges (MCP authorization, "Scope Selection Strategy"). Each must
+	// be an RFC 6749 scope-token. offline_access is left out of both: a
+	// refresh token is not a requirement of the resource, and the
+	// authorization server's metadata is where a client finds it.
 	Scopes []string
 	// Name is the human-readable resource_name.
 	Name string
@@ -43,7 +50,12 @@ type Metadata struct {
 	opts        Options
 	document    []byte
 	metadataURL string
+	scopes      []string // Options.Scopes without offline_access
+	challenge   string   // the challenge without an error code
 }
+
+// offlineAccess is the OpenID Connect scope that asks for a refresh token.
+const offlineAccess = "offline_access"
 
 // New validates opts and renders the document once.
 func New(opts Options) (*Metadata, error) {
@@ -57,9 +69,16 @@ func New(opts Options) (*Metadata, error) {
 	if opts.Name == "" {
 		opts.Name = "Pawtograder MCP server"
 	}
-	scopes := make([]any, len(opts.Scopes))
-	for i, s := range opts.Scopes {
-		scopes[i] = s
+	var baseline []string
+	scopes := make([]any, 0, len(opts.Scopes))
+	for _, s := range opts.Scopes {
+		if !validScopeToken(s) {
+			return nil, fmt.Errorf("protectedresource: scope %q is not an RFC 6749 scope-token", s)
+		}
+		if s != offlineAccess {
+			baseline = append(baseline, s)
+			scopes = append(scopes, s)
+		}
 	}
 	doc, err := jsjson.Marshal(jsjson.NewObject(5).
 		Set("resource", opts.ResourceURL).
@@ -70,17 +89,40 @@ func New(opts Options) (*Metadata, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Metadata{
-		opts:     opts,
-		document: doc,
-		// Advertise the copy under the function's own path: behind
-		// Supabase's API gateway only /functions/v1/ reaches the gateway.
-		metadataURL: strings.TrimRight(opts.ResourceURL, "/") + WellKnownPath,
-	}, nil
+	// Advertise the copy under the function's own path: behind Supabase's
+	// API gateway only /functions/v1/ reaches the gateway.
+	metadataURL := strings.TrimRight(opts.ResourceURL, "/") + WellKnownPath
+	if strings.ContainsAny(metadataURL, "\"\\") {
+		return nil, errors.New(`protectedresource: ResourceURL must not contain '"' or '\'`)
+	}
+	challenge := `Bearer resource_metadata="` + metadataURL + `"`
+	if len(baseline) > 0 {
+		challenge += `, scope="` + strings.Join(baseline, " ") + `"`
+	}
+	return &Metadata{opts: opts, document: doc, metadataURL: metadataURL, scopes: baseline, challenge: challenge}, nil
 }
 
 // URL is the metadata URL advertised in challenges.
 func (m *Metadata) URL() string { return m.metadataURL }
+
+// Scopes returns the baseline scopes the document and the challenges name
+// (Options.Scopes without offline_access), for a server that builds its
+// own challenges.
+func (m *Metadata) Scopes() []string { return slices.Clone(m.scopes) }
+
+// validScopeToken reports whether v is an RFC 6749 §3.3 scope-token, which
+// may be written inside a quoted challenge attribute as it is.
+func validScopeToken(v string) bool {
+	if v == "" {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x21 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
 
 // Paths returns the request paths the document is served at, given the
 // path of the MCP endpoint below the public base (e.g.
@@ -109,15 +151,15 @@ func (m *Metadata) Serve(c echo.Context) error {
 	}
 }
 
-// Challenge returns the WWW-Authenticate value for a 401. tokenPresented
-// adds error="invalid_token" (RFC 6750 §3.1): a token was sent and refused.
+// Challenge returns the WWW-Authenticate value for a 401: the metadata URL
+// and the baseline scopes. tokenPresented adds error="invalid_token"
+// (RFC 6750 §3.1): a token was sent and refused.
 func (m *Metadata) Challenge(tokenPresented bool) string {
 	if m == nil {
 		return ""
 	}
-	v := `Bearer resource_metadata="` + m.metadataURL + `"`
 	if tokenPresented {
-		v += `, error="invalid_token"`
+		return m.challenge + `, error="invalid_token"`
 	}
-	return v
+	return m.challenge
 }
