@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -102,7 +103,10 @@ func (s *Server) authFailure(log *slog.Logger, c echo.Context, err error) *apier
 // setChallenge adds the RFC 9728 / RFC 6750 challenge to a 401 when a
 // resource metadata URL is configured. A request without credentials gets
 // no error code (RFC 6750 §3.1); a malformed header is invalid_request; a
-// refused token is invalid_token. The body is left as the original's.
+// refused token is invalid_token, with the pasted-token hint as its
+// error_description where pastedTokenHint gives one. Every challenge names
+// the baseline scopes (Options.Scopes) when there are any. The body is
+// left to the caller.
 func (s *Server) setChallenge(c echo.Context, ae *apierror.Error) {
 	if ae.Status != http.StatusUnauthorized || s.resourceURL == "" {
 		return
@@ -115,13 +119,121 @@ func (s *Server) setChallenge(c echo.Context, ae *apierror.Error) {
 		v = s.challenges[1]
 	default:
 		v = s.challenges[2]
+		if _, ok := s.pastedTokenHint(c, ae); ok {
+			v = s.hintedChallenges[ae.Message]
+		}
 	}
 	c.Response().Header()["Www-Authenticate"] = v // shared, never modified in place
 }
 
+// authBody is the POST answer's body for a failed authentication: the
+// transport envelope of ae, with the pasted-token hint in its message
+// where pastedTokenHint gives one.
+func (s *Server) authBody(c echo.Context, ae *apierror.Error) []byte {
+	if _, ok := s.pastedTokenHint(c, ae); ok {
+		return hintedEnvelopes[ae.Message]
+	}
+	return authEnvelope(ae)
+}
+
+// pastedTokenHintText is added to the refusal of an mcp_ token. A client
+// configured with a pasted token (mcp-remote's --header, an environment
+// variable) keeps sending it after the token is revoked or expires: it
+// overrides the OAuth token on every call and is sent to the token
+// endpoint too, so the client signs in again and again without ever using
+// the result. The text names the way out without claiming more than the
+// server knows (the gateway's OAuth access tokens are mcp_ tokens as well),
+// and holds only characters RFC 6750 §3 allows in error_description.
+const pastedTokenHintText = " If your MCP client configuration still sends a pasted token (an Authorization header, such as mcp-remote --header), remove it and restart the client to sign in with OAuth."
+
+// hintedMessages are the refusals of an mcp_ token that get the hint, and
+// their hinted text: the original's message (so it still reads first), a
+// full stop, the hint.
+var hintedMessages = map[string]string{
+	mcpauth.MsgRevoked:      mcpauth.MsgRevoked + "." + pastedTokenHintText,
+	mcpauth.MsgInvalidToken: mcpauth.MsgInvalidToken + "." + pastedTokenHintText,
+}
+
+// hintedEnvelopes are the transport envelopes of hintedMessages, encoded once.
+var hintedEnvelopes = func() map[string][]byte {
+	m := make(map[string][]byte, len(hintedMessages))
+	for k, msg := range hintedMessages {
+		m[k] = envelope(transportCode(http.StatusUnauthorized), msg)
+	}
+	return m
+}()
+
+// pastedTokenHint returns the hinted message for a refused mcp_ token, and
+// whether this answer carries it: only when OAuth is announced (there is
+// something to switch to), only on a request that states a protocol
+// revision (the drop-in path keeps the original's bytes), and only for a
+// bearer that is an mcp_ token the authenticator refused as revoked,
+// invalid or expired. The token itself is never part of the answer.
+func (s *Server) pastedTokenHint(c echo.Context, ae *apierror.Error) (string, bool) {
+	if s.resourceURL == "" || ae.Status != http.StatusUnauthorized || !s.statesRevision(c) {
+		return "", false
+	}
+	msg, ok := hintedMessages[ae.Message]
+	if !ok {
+		return "", false
+	}
+	token, err := mcpauth.ParseAuthorization(headerJS(c.Request().Header, "Authorization"))
+	if err != nil || !strings.HasPrefix(token, mcpauth.TokenPrefix) {
+		return "", false
+	}
+	return msg, true
+}
+
+// statesRevision reports whether the request names a protocol revision in
+// its MCP-Protocol-Version header and the server reads it. Authentication
+// runs before the body is read, so the header is what decides here; a
+// 2026-07-28 request must carry it as well.
+func (s *Server) statesRevision(c echo.Context) bool {
+	return !s.pinProtocol && headerJS(c.Request().Header, headerProtocolVersion) != ""
+}
+
 // newChallenges returns the three WWW-Authenticate values setChallenge
-// answers with, built once: no error code, invalid_request, invalid_token.
-func newChallenges(resourceURL string) [3][]string {
+// answers with, built once: no error code, invalid_request, invalid_token;
+// and the invalid_token values with the pasted-token hint, by the
+// authenticator's message. scopes, when there are any, are announced in
+// each as RFC 6750's scope attribute: the baseline a client should ask for
+// (MCP authorization, "Scope Selection Strategy").
+func newChallenges(resourceURL string, scopes []string) ([3][]string, map[string][]string) {
 	v := `Bearer resource_metadata="` + resourceURL + `"`
-	return [3][]string{{v}, {v + `, error="invalid_request"`}, {v + `, error="invalid_token"`}}
+	if len(scopes) > 0 {
+		v += `, scope="` + strings.Join(scopes, " ") + `"`
+	}
+	refused := v + `, error="invalid_token"`
+	hinted := make(map[string][]string, len(hintedMessages))
+	for k, msg := range hintedMessages {
+		hinted[k] = []string{refused + `, error_description="` + msg + `"`}
+	}
+	return [3][]string{{v}, {v + `, error="invalid_request"`}, {refused}}, hinted
+}
+
+// insufficientScope returns the WWW-Authenticate value of the 403 answered
+// when a tools/call lacks scope (RFC 6750 §3.1; MCP authorization, "Scope
+// Challenge Handling"): the scope the call needs, the metadata URL when
+// one is configured, and a description naming both. tool is a catalogue
+// name and scope a catalogue scope, so neither needs quoting.
+func (s *Server) insufficientScope(tool, scope string) []string {
+	v := `Bearer error="insufficient_scope", scope="` + scope + `"`
+	if s.resourceURL != "" {
+		v += `, resource_metadata="` + s.resourceURL + `"`
+	}
+	return []string{v + `, error_description="The tool ` + tool + ` needs the scope ` + scope + `, which this token does not grant"`}
+}
+
+// validScopeToken reports whether v is an RFC 6749 §3.3 scope-token, which
+// may be written inside a quoted challenge attribute as it is.
+func validScopeToken(v string) bool {
+	if v == "" {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x21 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }

@@ -132,7 +132,10 @@
 // mcp-protocol-version (and mcp-method and mcp-name only on preflights
 // asking for them and on 2026-07-28 answers, so drop-in answers keep their
 // bytes) and exposes WWW-Authenticate; 401s carry
-// WWW-Authenticate when a resource metadata URL is configured; unless
+// WWW-Authenticate, naming the baseline scopes, when a resource metadata
+// URL is configured; on requests that state a revision, a refused mcp_
+// token's 401 says how to stop sending a pasted token and a tools/call
+// lacking its scope is 403 insufficient_scope (auth.go); unless
 // PinProtocol2024 is set, the protocol revision is negotiated and newer
 // revisions get structured results and tool execution errors, from
 // 2025-06-18 the MCP Apps views (_meta.ui and the resources methods), and

@@ -23,7 +23,7 @@ func TestAnswersDeclareTheirLength(t *testing.T) {
 		return writeJSON(c, http.StatusOK, []byte(`"`+strings.Repeat("a", n)+`"`))
 	})
 	e.POST("/large", func(c echo.Context) error {
-		return writeLargeResult(c, http.StatusOK, []byte(`{"result":`), []byte(`"`+strings.Repeat("b", 20000)+`"`))
+		return (&Server{}).writeResponse(c, http.StatusOK, resultResponse(float64(1), []byte(`"`+strings.Repeat("b", 20000)+`"`)), nil)
 	})
 	srv := httptest.NewServer(e)
 	defer srv.Close()
@@ -34,7 +34,7 @@ func TestAnswersDeclareTheirLength(t *testing.T) {
 		{"/json/x", 1002},
 		{"/json/xx", 2002},
 		{"/json/xxxxx", 5002},
-		{"/large", int64(len(`{"result":`)) + 20002 + 1},
+		{"/large", int64(len(`{"jsonrpc":"2.0","id":1,"result":`)) + 20002 + 1},
 	} {
 		resp, err := http.Post(srv.URL+tc.path, "application/json", nil)
 		if err != nil {
@@ -73,39 +73,32 @@ func (c countingConn) Write(p []byte) (int, error) {
 // TestLargeAnswerWrites counts the writes to the connection (each one a
 // system call) for a large answer: net/http fills its 4 KiB buffer with the
 // header and the start of the body, then writes the rest at once — two in
-// all, up to the pooled size; a very large answer keeps its three parts
-// and the closing brace a write of its own.
+// all, whatever the size, because the answer is written in one piece.
 func TestLargeAnswerWrites(t *testing.T) {
 	e := echo.New()
 	e.POST("/large/:n", func(c echo.Context) error {
 		n, _ := strconv.Atoi(c.Param("n"))
-		return writeLargeResult(c, http.StatusOK, []byte(`{"result":`), []byte(`"`+strings.Repeat("b", n)+`"`))
+		return (&Server{}).writeResponse(c, http.StatusOK, resultResponse(float64(1), []byte(`"`+strings.Repeat("b", n)+`"`)), nil)
 	})
 	writes := new(atomic.Int32)
 	srv := httptest.NewUnstartedServer(e)
 	srv.Listener = countingListener{srv.Listener, writes}
 	srv.Start()
 	defer srv.Close()
-	for _, tc := range []struct {
-		size, wantWrites int
-	}{
-		{20000, 2},
-		{pooledAnswerMax - 100, 2},
-		{pooledAnswerMax + 100, 3},
-	} {
+	for _, size := range []int{20000, 100 << 10, 2 << 20} {
 		writes.Store(0)
-		resp, err := http.Post(srv.URL+"/large/"+strconv.Itoa(tc.size), "application/json", nil)
+		resp, err := http.Post(srv.URL+"/large/"+strconv.Itoa(size), "application/json", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		want := `{"result":"` + strings.Repeat("b", tc.size) + `"}`
+		want := `{"jsonrpc":"2.0","id":1,"result":"` + strings.Repeat("b", size) + `"}`
 		if string(body) != want {
-			t.Fatalf("%d: body of %d bytes differs from the answer", tc.size, len(body))
+			t.Fatalf("%d: body of %d bytes differs from the answer", size, len(body))
 		}
-		if n := int(writes.Load()); n != tc.wantWrites {
-			t.Errorf("%d-byte result: %d writes, want %d", tc.size, n, tc.wantWrites)
+		if n := int(writes.Load()); n != 2 {
+			t.Errorf("%d-byte result: %d writes, want 2", size, n)
 		}
 	}
 }

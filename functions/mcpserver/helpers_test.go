@@ -31,7 +31,10 @@ import (
 const (
 	authGood      = "Bearer mcp_good"        // token A, scope mcp:read
 	authOther     = "Bearer mcp_other"       // token B, scope mcp:read
+	authUserB     = "Bearer mcp_userb"       // token E of another user, scope mcp:read
 	authNoScope   = "Bearer mcp_noscope"     // no scopes at all
+	authCLIOnly   = "Bearer mcp_clionly"     // scope cli:read only
+	authRevoked   = "Bearer mcp_revoked"     // 401, revoked
 	authForbidden = "Bearer mcp_forbidden"   // 403, not staff
 	authConfig    = "Bearer mcp_config"      // 500, misconfigured
 	authDown      = "Bearer mcp_down"        // 503, revocation look-up failed
@@ -57,8 +60,14 @@ func (f *fakeAuth) Authenticate(_ context.Context, authorization string) (*mcpau
 		return &mcpauth.Principal{UserID: "user-a", TokenID: "token-a", Scopes: read}, nil
 	case authOther:
 		return &mcpauth.Principal{UserID: "user-a", TokenID: "token-b", Scopes: read}, nil
+	case authUserB:
+		return &mcpauth.Principal{UserID: "user-b", TokenID: "token-e", Scopes: read}, nil
 	case authNoScope:
 		return &mcpauth.Principal{UserID: "user-a", TokenID: "token-c", Scopes: []string{}}, nil
+	case authCLIOnly:
+		return &mcpauth.Principal{UserID: "user-a", TokenID: "token-f", Scopes: []string{"cli:read"}}, nil
+	case authRevoked:
+		return nil, apierror.Unauthorized(apierror.ReasonRevoked, "API token has been revoked")
 	case authNoUser:
 		return &mcpauth.Principal{UserID: "no-such-user", TokenID: "token-d", Scopes: read}, nil
 	case authForbidden:
@@ -254,7 +263,7 @@ func listedTools(t *testing.T, body []byte) []listedTool {
 	var listed struct {
 		Result struct{ Tools []listedTool }
 	}
-	if err := json.Unmarshal(body, &listed); err != nil || len(listed.Result.Tools) != 16 {
+	if err := json.Unmarshal(body, &listed); err != nil || len(listed.Result.Tools) != len(tools.Names()) {
 		t.Fatalf("tools/list: %v %s", err, body)
 	}
 	return listed.Result.Tools

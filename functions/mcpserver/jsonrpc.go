@@ -43,6 +43,11 @@ type response struct {
 	id     any
 	result []byte
 	err    *rpcError
+	// challenge, when set, is the WWW-Authenticate value of a tools/call
+	// that lacked a scope at a stated revision: a single such response is
+	// answered with 403 and this challenge (writeResponse); inside a batch,
+	// whose one status covers every element, it is not used.
+	challenge []string
 }
 
 // overflowID is a numeric id too large for a double, kept as the client
@@ -85,17 +90,6 @@ func (r *response) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, r.result...)
 	}
 	return append(dst, '}'), nil
-}
-
-// appendResultHead appends what appendJSON writes before the result of a
-// result response: {"jsonrpc":"2.0","id":<id>,"result":
-func (r *response) appendResultHead(dst []byte) ([]byte, error) {
-	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-	dst, err := r.appendID(dst)
-	if err != nil {
-		return nil, err
-	}
-	return append(dst, `,"result":`...), nil
 }
 
 // appendID appends the response's id: the request's own text for an id

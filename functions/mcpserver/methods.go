@@ -141,7 +141,13 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 		s.metrics.ToolCall(name, outcome, d)
 		s.auditToolCall(cl, name, args, outcome, d, upstream.Load())
 	}()
-	result, err := s.callTool(ctx, cl.db, cl.principal.Scopes, name, args)
+	var result any
+	var err error
+	if s.hiddenFrom(cl.version, name) {
+		err = &tools.UnknownToolError{Name: name}
+	} else {
+		result, err = s.callTool(ctx, cl.db, cl.principal.Scopes, name, args)
+	}
 	if err != nil {
 		outcome = toolOutcome(err)
 		code := toolErrorCode(err)
@@ -154,7 +160,15 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 				code = codeInvalidParams
 			}
 		}
-		return errorResponse(id, code, err.Error())
+		resp = errorResponse(id, code, err.Error())
+		// A request that states a revision learns which scope to ask for
+		// (MCP authorization, "Scope Challenge Handling"); the drop-in path
+		// keeps the original's -32000 in a 200.
+		var ms *tools.MissingScopeError
+		if cl.versionStated && errors.As(err, &ms) {
+			resp.challenge = s.insufficientScope(name, ms.Scope)
+		}
+		return resp
 	}
 	if s.redactor != nil {
 		var n int
@@ -162,11 +176,7 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 			log.Warn("mcp-server: redacted credential-named values from a tool result", "tool", name, "values", n)
 		}
 	}
-	// The text and the structured form are built in scratch buffers:
-	// toolCallResult copies both into the result.
-	textBuf := getScratch()
-	text, err := jsjson.AppendIndent(*textBuf, result)
-	defer func() { putScratch(textBuf, text) }()
+	text, err := jsjson.MarshalIndent(result)
 	if err != nil {
 		log.Error("mcp-server: encoding tool result", "tool", name, "error", err)
 		return errorResponse(id, codeServerError, msgInternalError)
@@ -179,10 +189,7 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 		if cl.version != versionModern {
 			value = tools.StructuredResult(result)
 		}
-		structuredBuf := getScratch()
-		structured, err = jsjson.AppendCompact(*structuredBuf, value)
-		defer func() { putScratch(structuredBuf, structured) }()
-		if err != nil {
+		if structured, err = jsjson.Marshal(value); err != nil {
 			log.Error("mcp-server: encoding structured tool result", "tool", name, "error", err)
 			return errorResponse(id, codeServerError, msgInternalError)
 		}
@@ -193,6 +200,15 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 		log.Debug("mcp-server: tool call", "tool", name, "duration_ms", time.Since(start).Milliseconds(), "result_bytes", len(text))
 	}
 	return resultResponse(id, eraResult(cl, toolCallResult(text, structured)))
+}
+
+// hiddenFrom reports whether the tool called name is one the original
+// lacks and version does not list (tools/list shows such tools only from
+// 2025-06-18): calling it there is calling an unknown tool, so the drop-in
+// path answers exactly as the original would.
+func (s *Server) hiddenFrom(version, name string) bool {
+	t, ok := s.tools.Lookup(name)
+	return ok && t.NegotiatedOnly && !structuredOutput(version)
 }
 
 // toolErrorCode maps a registry error to its JSON-RPC code. Only schema
@@ -212,7 +228,7 @@ func toolErrorCode(err error) int {
 func toolCallResult(text, structured []byte) []byte {
 	dst := make([]byte, 0, len(text)+len(text)/8+len(structured)+72)
 	dst = append(dst, `{"content":[{"type":"text","text":`...)
-	dst = jsjson.AppendStringBytes(dst, text)
+	dst = jsjson.AppendString(dst, string(text))
 	dst = append(dst, `}]`...)
 	if structured != nil {
 		dst = append(dst, `,"structuredContent":`...)
@@ -238,35 +254,55 @@ func initializeResult(version string) []byte {
 	return append(dst, `,"serverInfo":{"name":"pawtograder","version":"0.1.0"},"capabilities":{"tools":{}}}`...)
 }
 
-// toolsListResult encodes {"tools":[{name, description, inputSchema}…]} in
-// catalogue order, with each declared outputSchema after inputSchema when
-// withOutput is set. The catalogue is fixed, so this runs once per process.
+// toolsListResult encodes {"tools":[…]} in catalogue order. Without
+// withOutput it is the original's catalogue (the drop-in path, 2024-11-05
+// and 2025-03-26): its tools with name, description and inputSchema only.
+// With it (2025-06-18 and 2025-11-25) every tool, titled, annotated and
+// with its outputSchema (toolEntries). The catalogue is fixed, so this runs
+// once per process.
 func toolsListResult(reg *tools.Registry, withOutput bool) ([]byte, error) {
-	output := func(*tools.Tool) *jsjson.Object { return nil }
 	if withOutput {
-		output = func(t *tools.Tool) *jsjson.Object { return t.OutputSchema }
+		return jsjson.Marshal(jsjson.NewObject(1).Set("tools", toolEntries(reg, func(t *tools.Tool) *jsjson.Object { return t.OutputSchema })))
 	}
-	return jsjson.Marshal(jsjson.NewObject(1).Set("tools", toolEntries(reg, output)))
+	list := make([]any, 0, len(reg.Tools()))
+	for _, t := range reg.Tools() {
+		if t.NegotiatedOnly {
+			continue
+		}
+		list = append(list, jsjson.NewObject(3).
+			Set("name", t.Name).
+			Set("description", t.Description).
+			Set("inputSchema", inputSchema(t)))
+	}
+	return jsjson.Marshal(jsjson.NewObject(1).Set("tools", list))
 }
 
-// toolEntries lists the catalogue in its fixed order as tools/list entries:
-// name, description, inputSchema, and outputSchema when output(t) gives one
-// (each revision describes results its own way).
+// toolEntries lists the whole catalogue in its fixed order as the
+// tools/list entries of revisions from 2025-06-18: name, title,
+// description (what the tool returns), inputSchema, outputSchema when
+// output(t) gives one (each revision describes results its own way) and
+// annotations (Tool.Annotations).
 func toolEntries(reg *tools.Registry, output func(*tools.Tool) *jsjson.Object) []any {
 	list := make([]any, 0, len(reg.Tools()))
 	for _, t := range reg.Tools() {
-		schema := t.InputSchema
-		if schema == nil {
-			schema = jsjson.NewObject(0)
-		}
-		entry := jsjson.NewObject(4).
+		entry := jsjson.NewObject(6).
 			Set("name", t.Name).
-			Set("description", t.Description).
-			Set("inputSchema", schema)
+			Set("title", t.Title).
+			Set("description", t.NegotiatedDescription()).
+			Set("inputSchema", inputSchema(t))
 		if out := output(t); out != nil {
 			entry.Set("outputSchema", out)
 		}
+		entry.Set("annotations", t.Annotations())
 		list = append(list, entry)
 	}
 	return list
+}
+
+// inputSchema is t's input schema, or an empty object when it has none.
+func inputSchema(t *tools.Tool) *jsjson.Object {
+	if t.InputSchema == nil {
+		return jsjson.NewObject(0)
+	}
+	return t.InputSchema
 }

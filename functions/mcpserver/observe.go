@@ -103,14 +103,46 @@ func (s *Server) auditToolCall(cl *caller, tool string, args *jsjson.Object, out
 	r := auditRecord{requestID: cl.requestID, tokenID: p.TokenID, clientID: p.ClientID, credential: string(p.Kind),
 		userID: p.UserID, tool: tool, outcome: outcome, durationMS: d.Milliseconds(), upstream: upstream}
 	r.classID, _ = classID(args)
-	if s.auditLine != nil && s.auditLine.write(&r) {
-		return
-	}
 	// The line carries request_id itself, so it is logged without the
 	// request's context: a handler that adds request_id from the context
 	// (gateway.NewLogHandler) would print it twice.
 	s.audit.LogAttrs(context.Background(), slog.LevelInfo, auditMessage, r.attrs()...)
 }
+
+// auditRecord is what one audit line says; empty optional fields are left
+// out.
+type auditRecord struct {
+	requestID, tokenID, clientID, credential, userID, tool, classID, outcome string
+	durationMS, upstream                                                     int64
+}
+
+// attrs is the record as slog attributes, in the line's order.
+func (r *auditRecord) attrs() []slog.Attr {
+	attrs := make([]slog.Attr, 0, 9)
+	if r.requestID != "" {
+		attrs = append(attrs, slog.String("request_id", r.requestID))
+	}
+	switch {
+	case r.tokenID != "":
+		attrs = append(attrs, slog.String("token_id", r.tokenID))
+	case r.clientID != "":
+		attrs = append(attrs, slog.String("client_id", r.clientID))
+	}
+	if r.credential != "" {
+		attrs = append(attrs, slog.String("credential", r.credential))
+	}
+	attrs = append(attrs, slog.String("user_id", r.userID), slog.String("tool", r.tool))
+	if r.classID != "" {
+		attrs = append(attrs, slog.String("class_id", r.classID))
+	}
+	return append(attrs,
+		slog.String("outcome", r.outcome),
+		slog.Int64("duration_ms", r.durationMS),
+		slog.Int64("upstream_requests", r.upstream))
+}
+
+// auditMessage is the audit line's msg, which log routing matches on.
+const auditMessage = "tool call"
 
 // classID returns the arguments' class_id as text when it is a number (as
 // every tool declares it) or a string of at most 20 digits; anything else

@@ -93,18 +93,20 @@ func TestMetricsAndAudit(t *testing.T) {
 		}
 	})
 	const secretArg = "argument-text-never-logged"
-	send := func(seq, auth, body string) {
+	sendWant := func(seq, auth, body string, status int) {
 		t.Helper()
 		rec := env.do(http.MethodPost, "", hdr("Authorization", auth, "X-Test-Seq", seq, headerProtocolVersion, "2025-11-25"), body)
-		if rec.Code != 200 {
-			t.Fatalf("%s: status %d %s", seq, rec.Code, rec.Body)
+		if rec.Code != status {
+			t.Fatalf("%s: status %d %s, want %d", seq, rec.Code, rec.Body, status)
 		}
 	}
+	send := func(seq, auth, body string) { t.Helper(); sendWant(seq, auth, body, http.StatusOK) }
 	send("1", authGood, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_assignment","arguments":{"assignment_id":1,"class_id":42,"note":"`+secretArg+`"}}}`)
 	hitsAfterOK := env.restHits.Load()
 	send("2", authGood, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_assignment","arguments":{"class_id":"7"}}}`)
 	send("3", authOther, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"no_such_tool","arguments":{"class_id":"`+secretArg+`"}}}`)
-	send("4", authNoScope, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_assignment","arguments":{"assignment_id":1,"class_id":1}}}`)
+	// A missing scope at a stated revision is a 403 (scope_test.go).
+	sendWant("4", authNoScope, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_assignment","arguments":{"assignment_id":1,"class_id":1}}}`, http.StatusForbidden)
 	send("5", authGood, `{"jsonrpc":"2.0","id":5,"method":"tools/list"}`)
 	env.srv.callTool = func(context.Context, *userdb.Client, []string, string, *jsjson.Object) (any, error) {
 		return nil, errors.New("upstream down")

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/pawtograder/mcp-gateway/gateway/boundedread"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 )
 
@@ -21,7 +21,7 @@ func (s *Server) servePOST(c echo.Context) error {
 	cl, ae := s.authenticate(c, nil)
 	if ae != nil {
 		s.setChallenge(c, ae)
-		return writeJSON(c, ae.Status, authEnvelope(ae))
+		return writeJSON(c, ae.Status, s.authBody(c, ae))
 	}
 	log := s.requestLogger(c)
 	// The revision is chosen per request (docs/compatibility.md, "Protocol
@@ -105,50 +105,9 @@ func (s *Server) answerSingle(c echo.Context, cl *caller, m *jsjson.Object, log 
 	return s.writeResponse(c, http.StatusOK, resp, log)
 }
 
-// largeResult is the result size from which an answer is assembled from
-// its parts (envelope head, the result as encoded, closing brace) instead
-// of being encoded again into a new buffer: tools/list's constant result
-// (≈20 KB) would otherwise be copied into a fresh allocation on every
-// request.
-const largeResult = 4 << 10
-
-// pooledAnswerMax bounds the answers assembled in a pooled buffer; larger
-// ones (a submission's files) are written in their three parts.
-const pooledAnswerMax = 64 << 10
-
-// writeLargeResult writes head, result and a closing brace: what
-// c.Blob(200, "application/json", resp.appendJSON(…)) writes. Written in
-// one piece, net/http sends it in two system calls (its 4 KiB buffer with
-// the header, then the rest); written in three, the closing brace waited
-// in a buffer for a third. So an answer up to pooledAnswerMax is copied
-// into a pooled buffer first — a copy costs far less than a system call.
-func writeLargeResult(c echo.Context, status int, head, result []byte) error {
-	w := c.Response()
-	n := len(head) + len(result) + len(closingBrace)
-	setJSONContentType(c)
-	setContentLength(c, n)
-	w.WriteHeader(status)
-	if n <= pooledAnswerMax {
-		bp := getScratch()
-		b := append(append(append(*bp, head...), result...), closingBrace...)
-		_, err := w.Write(b) // net/http does not keep b
-		putScratch(bp, b)
-		return err
-	}
-	if _, err := w.Write(head); err != nil {
-		return err
-	}
-	if _, err := w.Write(result); err != nil {
-		return err
-	}
-	_, err := w.Write(closingBrace)
-	return err
-}
-
-var (
-	contentTypeJSONValue = []string{"application/json"}
-	closingBrace         = []byte{'}'}
-)
+// contentTypeJSONValue is the Content-Type of JSON answers, shared rather
+// than allocated per answer.
+var contentTypeJSONValue = []string{"application/json"}
 
 // errBodyTooLarge reports a body over Options.MaxBodyBytes.
 var errBodyTooLarge = errors.New("request body too large")
@@ -159,7 +118,8 @@ func (s *Server) readBody(r *http.Request) ([]byte, error) {
 	if r.ContentLength > s.maxBody {
 		return nil, errBodyTooLarge
 	}
-	b, err := boundedread.All(r.Body, r.ContentLength, s.maxBody)
+	// One byte past the limit tells a body over it from one that fits.
+	b, err := io.ReadAll(io.LimitReader(r.Body, s.maxBody+1))
 	if err != nil {
 		var mbe *http.MaxBytesError // a limit set by the gateway's middleware
 		if errors.As(err, &mbe) {

@@ -277,22 +277,18 @@ func (s *Server) serveListen(c echo.Context, id any, msg *jsjson.Object, log *sl
 	return err
 }
 
-// writeResponse answers with one JSON-RPC response as JSON.
+// writeResponse answers with one JSON-RPC response as JSON; a response
+// carrying a scope challenge is answered with 403 and that challenge.
 func (s *Server) writeResponse(c echo.Context, status int, r *response, log *slog.Logger) error {
-	if r.err == nil && len(r.result) >= largeResult {
-		if head, err := r.appendResultHead(make([]byte, 0, 64)); err == nil {
-			return writeLargeResult(c, status, head, r.result)
-		}
+	if r.challenge != nil {
+		status = http.StatusForbidden
+		c.Response().Header()["Www-Authenticate"] = r.challenge
 	}
-	bp := getScratch()
-	out, err := r.appendJSON(*bp)
+	out, err := r.appendJSON(make([]byte, 0, 128+len(r.result)))
 	if err != nil {
-		putScratch(bp, *bp)
 		return s.internalError(c, log, err)
 	}
-	err = writeJSON(c, status, out) // net/http does not keep out
-	putScratch(bp, out)
-	return err
+	return writeJSON(c, status, out)
 }
 
 // trimOWS drops the optional whitespace around a field value

@@ -89,6 +89,13 @@ type Options struct {
 	// WWW-Authenticate: Bearer resource_metadata="…" (RFC 9728). It must be
 	// the configured public URL, never derived from request headers.
 	ResourceMetadataURL string
+	// Scopes are the baseline scopes a client should request for ordinary
+	// use, announced with ResourceMetadataURL as the scope attribute of
+	// every 401 challenge (MCP authorization, "Scope Selection Strategy");
+	// main passes the protected resource metadata's scopes_supported, so
+	// both come from configuration. Each must be an RFC 6749 scope-token.
+	// Empty announces none.
+	Scopes []string
 	// PinProtocol2024 answers initialize with 2024-11-05 whatever the client
 	// asks, and ignores the MCP-Protocol-Version header and _meta: the
 	// original's exact behaviour (server/discover is an unknown method).
@@ -123,9 +130,6 @@ type Options struct {
 	// the duration and the number of upstream requests. Never arguments or
 	// results.
 	Audit *slog.Logger
-	// AuditLine, when set, writes Audit's lines without slog (the JSON
-	// format only; see NewAuditLog); lines it cannot write go to Audit.
-	AuditLine *AuditLog
 	// Redact, when set, scrubs values stored under credential-named keys
 	// from every tool result before it is serialised (text and
 	// structuredContent alike), logging a warning without the values.
@@ -150,7 +154,6 @@ type Server struct {
 	origins     *originPolicy
 	metrics     Metrics
 	audit       *slog.Logger // nil: no audit lines
-	auditLine   *AuditLog    // nil: audit lines through slog
 	redactor    *redact.Redactor
 	log         *slog.Logger
 
@@ -171,6 +174,10 @@ type Server struct {
 	discoverResult        []byte
 	// apps holds the MCP Apps answers of both eras (resources.go).
 	apps *appsAnswers
+
+	// hintedChallenges are the invalid_token challenges with the
+	// pasted-token hint, by the authenticator's message (auth.go).
+	hintedChallenges map[string][]string
 }
 
 // New validates opts and returns a Server.
@@ -191,6 +198,11 @@ func New(opts Options) (*Server, error) {
 	}
 	if strings.ContainsAny(opts.ResourceMetadataURL, "\"\\\r\n") {
 		errs = append(errs, errors.New(`mcpserver: ResourceMetadataURL must not contain '"', '\' or line breaks`))
+	}
+	for _, sc := range opts.Scopes {
+		if !validScopeToken(sc) {
+			errs = append(errs, fmt.Errorf("mcpserver: Options.Scopes: %q is not a scope token (RFC 6749 §3.3)", sc))
+		}
 	}
 	if opts.MaxBodyBytes < 0 || opts.MaxBatch < 0 || opts.MaxStreams < 0 || opts.MaxStreamsPerToken < 0 || opts.KeepAlive < 0 {
 		errs = append(errs, errors.New("mcpserver: limits and KeepAlive must not be negative"))
@@ -214,7 +226,6 @@ func New(opts Options) (*Server, error) {
 		origins:     origins,
 		metrics:     opts.Metrics,
 		audit:       opts.Audit,
-		auditLine:   opts.AuditLine,
 		redactor:    opts.Redact,
 		log:         opts.Logger,
 		streams: newStreamLimiter(
@@ -222,7 +233,7 @@ func New(opts Options) (*Server, error) {
 			orDefault(opts.MaxStreamsPerToken, DefaultMaxStreamsPerToken)),
 	}
 	s.callTool = s.tools.Call
-	s.challenges = newChallenges(s.resourceURL)
+	s.challenges, s.hintedChallenges = newChallenges(s.resourceURL, opts.Scopes)
 	if opts.EdgeFunctionsURL != "" {
 		s.endpoint = opts.EdgeFunctionsURL + endpointPath
 	}

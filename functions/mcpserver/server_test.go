@@ -589,6 +589,8 @@ func TestNewValidates(t *testing.T) {
 		{"endpoint with a line break", func(o *Options) { o.EdgeFunctionsURL = "https://x\ndata: y" }, "EdgeFunctionsURL must not contain line breaks"},
 		{"metadata URL with a quote", func(o *Options) { o.ResourceMetadataURL = `https://x/"` }, "ResourceMetadataURL must not contain"},
 		{"negative limit", func(o *Options) { o.MaxStreams = -1 }, "must not be negative"},
+		{"scope with a quote", func(o *Options) { o.Scopes = []string{`mcp"read`} }, `Options.Scopes: "mcp\"read" is not a scope token`},
+		{"scope with a space", func(o *Options) { o.Scopes = []string{"mcp read"} }, `Options.Scopes: "mcp read" is not a scope token`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := good()

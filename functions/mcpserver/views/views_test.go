@@ -80,9 +80,11 @@ func TestSelfContained(t *testing.T) {
 	}
 }
 
-// TestNoData checks that the documents differ only by their title and view
-// key: nothing in them depends on a user or a request.
-func TestNoData(t *testing.T) {
+// TestDocumentsDifferOnlyByTitleAndKey checks that the documents are one
+// shell, script and style sheet, differing only by their title and view
+// key. That no view holds request-dependent bytes is checked through the
+// server, in functions/mcpserver (TestViewsIndependentOfRequest).
+func TestDocumentsDifferOnlyByTitleAndKey(t *testing.T) {
 	norm := func(v View) string {
 		return strings.Replace(strings.Replace(v.HTML, "<title>"+v.Title+"</title>", "<title></title>", 1),
 			`data-view="`+viewKey[v.Name]+`"`, `data-view=""`, 1)

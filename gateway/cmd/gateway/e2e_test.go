@@ -218,14 +218,14 @@ func TestOAuthConnector(t *testing.T) {
 	metaURL := mcp + "/.well-known/oauth-protected-resource"
 
 	r := call(t, "POST", mcp, "", `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
-	if r.status != 401 || r.header.Get("WWW-Authenticate") != `Bearer resource_metadata="`+metaURL+`"` {
+	if r.status != 401 || r.header.Get("WWW-Authenticate") != `Bearer resource_metadata="`+metaURL+`", scope="mcp:read"` {
 		t.Fatalf("401 without token: %d %q", r.status, r.header.Get("WWW-Authenticate"))
 	}
 	r = call(t, "GET", mcp, "Bearer not-a-token", "")
-	if r.status != 401 || r.header.Get("WWW-Authenticate") != `Bearer resource_metadata="`+metaURL+`", error="invalid_token"` {
+	if r.status != 401 || r.header.Get("WWW-Authenticate") != `Bearer resource_metadata="`+metaURL+`", scope="mcp:read", error="invalid_token"` {
 		t.Fatalf("GET with a refused token: %d %q %s", r.status, r.header.Get("WWW-Authenticate"), r.body)
 	}
-	want := `{"resource":"` + mcp + `","authorization_servers":["` + env.AuthURL + `"],"scopes_supported":["mcp:read","mcp:write","offline_access"],"bearer_methods_supported":["header"],"resource_name":"Pawtograder MCP server"}`
+	want := `{"resource":"` + mcp + `","authorization_servers":["` + env.AuthURL + `"],"scopes_supported":["mcp:read"],"bearer_methods_supported":["header"],"resource_name":"Pawtograder MCP server"}`
 	for _, p := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/functions/v1/mcp-server", "/functions/v1/mcp-server/.well-known/oauth-protected-resource"} {
 		if r := call(t, "GET", gw+p, "", ""); r.status != 200 || r.body != want {
 			t.Errorf("%s: %d %s", p, r.status, r.body)

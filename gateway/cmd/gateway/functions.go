@@ -270,7 +270,9 @@ func buildOAuth(cfg config.Config, log *slog.Logger, up upstreams) (oauthFront, 
 	meta, err := protectedresource.New(protectedresource.Options{
 		ResourceURL:         resource,
 		AuthorizationServer: issuer,
-		Scopes:              []string{mcpauth.ScopeMCPRead, mcpauth.ScopeMCPWrite, "offline_access"},
+		// The baseline a client asks for (MCP authorization, scope selection);
+		// mcp:write and offline_access are the authorization server's to offer.
+		Scopes: []string{mcpauth.ScopeMCPRead},
 	})
 	if err != nil {
 		return o, err
@@ -348,8 +350,7 @@ func buildTokens(cfg config.Config, log *slog.Logger, up upstreams, auth *mcpaut
 		Mint: func(sub string, scopes []string, id string, days float64, now time.Time) (string, error) {
 			return mcpauth.MintAPIToken(cfg.MCPJWTSecret, sub, scopes, id, days, now)
 		},
-		Revoker: auth,
-		Logger:  log,
+		Logger: log,
 	})
 }
 
@@ -394,8 +395,9 @@ func buildMCPServer(cfg config.Config, log *slog.Logger, audit *slog.Logger, aut
 		return nil, err
 	}
 	metadataURL := ""
+	var scopes []string
 	if front.meta != nil {
-		metadataURL = front.meta.URL()
+		metadataURL, scopes = front.meta.URL(), front.meta.Scopes()
 	}
 	return mcpserver.New(mcpserver.Options{
 		Auth:                meteredAuth{auth, m},
@@ -406,6 +408,7 @@ func buildMCPServer(cfg config.Config, log *slog.Logger, audit *slog.Logger, aut
 		MaxStreamsPerToken:  unlimitedAsMax(cfg.MaxStreamsPerToken),
 		KeepAlive:           cfg.SSEKeepalive,
 		ResourceMetadataURL: metadataURL,
+		Scopes:              scopes,
 		PinProtocol2024:     cfg.PinProtocol2024,
 		Logger:              log,
 		Metrics:             m,

@@ -45,7 +45,7 @@ func TestOAuthServerWiring(t *testing.T) {
 	gw := startGateway(t, oauthVars(nil))
 	issuer := gw + "/functions/v1/mcp-server/oauth"
 	r := call(t, "GET", gw+"/functions/v1/mcp-server/.well-known/oauth-protected-resource", "", "")
-	want := `{"resource":"` + gw + `/functions/v1/mcp-server","authorization_servers":["` + issuer + `"],"scopes_supported":["mcp:read","mcp:write","offline_access"],"bearer_methods_supported":["header"],"resource_name":"Pawtograder MCP server"}`
+	want := `{"resource":"` + gw + `/functions/v1/mcp-server","authorization_servers":["` + issuer + `"],"scopes_supported":["mcp:read"],"bearer_methods_supported":["header"],"resource_name":"Pawtograder MCP server"}`
 	if r.status != 200 || r.body != want {
 		t.Errorf("protected-resource metadata: %d %s", r.status, r.body)
 	}
@@ -74,7 +74,7 @@ func TestOAuthServerWiring(t *testing.T) {
 	}
 	// A 401 points at the metadata, unchanged in shape.
 	r = call(t, "POST", gw+"/functions/v1/mcp-server", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
-	if r.status != 401 || r.header.Get("WWW-Authenticate") != `Bearer resource_metadata="`+gw+`/functions/v1/mcp-server/.well-known/oauth-protected-resource"` {
+	if r.status != 401 || r.header.Get("WWW-Authenticate") != `Bearer resource_metadata="`+gw+`/functions/v1/mcp-server/.well-known/oauth-protected-resource", scope="mcp:read"` {
 		t.Errorf("challenge: %d %q", r.status, r.header.Get("WWW-Authenticate"))
 	}
 
