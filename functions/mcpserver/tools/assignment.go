@@ -8,6 +8,8 @@ import (
 // record A, or null.
 var getAssignmentTool = Tool{
 	Name:        "get_assignment",
+	Title:       "Get assignment",
+	Summary:     "Returns an assignment's title, description, handout URL, release and due dates, points and whether it has an autograder. Its grading rubric is returned by get_rubric.",
 	Description: "Get assignment details including title, description, handout URL, due date, and points.",
 	InputSchema: mustSchema(`{
 		"type": "object",

@@ -21,6 +21,9 @@ func catalogue() []*Tool {
 		&getAssignmentTool,
 		&searchHelpRequestsTool,
 		&searchDiscussionThreadsTool,
+		// Listed only from revision 2025-06-18 (Tool.NegotiatedOnly).
+		&getRubricTool,
+		&listStudentSubmissionsTool,
 	}
 }
 

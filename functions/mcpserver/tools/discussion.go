@@ -23,6 +23,8 @@ const threadBranches = 3
 // getDiscussionThreadTool is get_discussion_thread.
 var getDiscussionThreadTool = Tool{
 	Name:        "get_discussion_thread",
+	Title:       "Get discussion thread",
+	Summary:     "Returns one discussion thread with its question, author, linked assignment (with handout URL), the author's latest submission and the replies.",
 	Description: "Get a discussion thread with full context including the question, assignment (with handout URL), and replies.",
 	InputSchema: mustSchema(`{
 		"type": "object",
@@ -40,6 +42,8 @@ var getDiscussionThreadTool = Tool{
 // searchDiscussionThreadsTool is search_discussion_threads.
 var searchDiscussionThreadsTool = Tool{
 	Name:        "search_discussion_threads",
+	Title:       "Search discussion threads",
+	Summary:     "Returns a class's discussion threads, newest first, optionally only those of one assignment, only questions, or those matching a text query.",
 	Description: "Search discussion threads in a class, optionally filtered by assignment, question status, or search query.",
 	InputSchema: mustSchema(`{
 		"type": "object",
@@ -106,7 +110,7 @@ func getDiscussionThread(ctx context.Context, c *Call) (any, error) {
 			return nil
 		})
 	}
-	if jsTruthy(topicAssignment) {
+	if jsjson.Truthy(topicAssignment) {
 		aid := jsString(topicAssignment, true)
 		assignment = embeddedAssignment(topic, c.Args.Value("class_id"))
 		if author != "" {
@@ -198,7 +202,7 @@ func searchDiscussionThreads(ctx context.Context, c *Call) (any, error) {
 	assignmentID, _ := c.Args.Get("assignment_id")
 
 	sel := threadSelect
-	if jsTruthy(assignmentID) {
+	if jsjson.Truthy(assignmentID) {
 		sel += ", discussion_topics!inner(id)"
 	}
 	q := c.DB.From("discussion_threads").Select(sel).
@@ -206,7 +210,7 @@ func searchDiscussionThreads(ctx context.Context, c *Call) (any, error) {
 		Is("parent", "null").
 		Order("created_at", false).
 		Limit(limit)
-	if jsTruthy(assignmentID) {
+	if jsjson.Truthy(assignmentID) {
 		q = q.Eq("discussion_topics.class_id", classID).
 			Eq("discussion_topics.assignment_id", arg(c.Args, "assignment_id"))
 	}

@@ -23,6 +23,8 @@ const helpBranches = 4
 // getHelpRequestTool is get_help_request.
 var getHelpRequestTool = Tool{
 	Name:        "get_help_request",
+	Title:       "Get help request",
+	Summary:     "Returns one office-hours help request with the student's question, the help queue, the linked assignment (with handout URL), the referenced and latest submissions, and the conversation messages.",
 	Description: "Get a help request with full context including the student's question, linked assignment (with handout URL), submission details, and conversation messages.",
 	InputSchema: mustSchema(`{
 		"type": "object",
@@ -39,6 +41,8 @@ var getHelpRequestTool = Tool{
 // searchHelpRequestsTool is search_help_requests.
 var searchHelpRequestsTool = Tool{
 	Name:        "search_help_requests",
+	Title:       "Search help requests",
+	Summary:     "Returns a class's help requests, newest first, optionally only those of one assignment or status.",
 	Description: "Search help requests in a class, optionally filtered by assignment or status.",
 	InputSchema: mustSchema(`{
 		"type": "object",
@@ -99,7 +103,7 @@ func getHelpRequest(ctx context.Context, c *Call) (any, error) {
 	)
 	var g errgroup.Group
 	g.SetLimit(helpBranches)
-	if jsTruthy(refID) {
+	if jsjson.Truthy(refID) {
 		ref := jsString(refID, true)
 		g.Go(func() error {
 			submission = c.submissionContext(ctx, ref, classID, true, true)
@@ -226,17 +230,17 @@ func searchHelpRequests(ctx context.Context, c *Call) (any, error) {
 	status, _ := c.Args.Get("status")
 
 	sel := helpRequestSelect
-	if jsTruthy(assignmentID) {
+	if jsjson.Truthy(assignmentID) {
 		sel += ", submissions!help_requests_referenced_submission_id_fkey!inner(assignment_id)"
 	}
 	q := c.DB.From("help_requests").Select(sel).
 		Eq("class_id", classID).
 		Order("created_at", false).
 		Limit(limit)
-	if jsTruthy(status) {
+	if jsjson.Truthy(status) {
 		q = q.Eq("status", arg(c.Args, "status"))
 	}
-	if jsTruthy(assignmentID) {
+	if jsjson.Truthy(assignmentID) {
 		q = q.Eq("submissions.assignment_id", arg(c.Args, "assignment_id"))
 	}
 	raw, err := q.Rows(ctx)
@@ -266,7 +270,7 @@ func searchHelpRequests(ctx context.Context, c *Call) (any, error) {
 		setProfileFields(item, "student_profile_id", "student_name", p, found && creator != "")
 		out = append(out, item.
 			Set("help_queue_name", queueName(r)).
-			Set("has_submission", jsTruthy(r.Value("referenced_submission_id"))))
+			Set("has_submission", jsjson.Truthy(r.Value("referenced_submission_id"))))
 	}
 	return out, nil
 }
@@ -274,7 +278,7 @@ func searchHelpRequests(ctx context.Context, c *Call) (any, error) {
 // queueName is the embedded help queue's name, or "Unknown Queue".
 func queueName(row *jsjson.Object) any {
 	q, _ := row.Object("help_queues")
-	if name := q.Value("name"); jsTruthy(name) {
+	if name := q.Value("name"); jsjson.Truthy(name) {
 		return name
 	}
 	return unknownQueue
@@ -289,7 +293,7 @@ func setProfileFields(o *jsjson.Object, idKey, nameKey string, p publicProfile, 
 		if p.ID != "" {
 			id = p.ID
 		}
-		if jsTruthy(p.Name) {
+		if jsjson.Truthy(p.Name) {
 			name = p.Name
 		}
 	}
@@ -301,7 +305,7 @@ func profileName(profiles map[string]publicProfile, id string) any {
 	if id == "" {
 		return nil
 	}
-	if p, ok := profiles[id]; ok && jsTruthy(p.Name) {
+	if p, ok := profiles[id]; ok && jsjson.Truthy(p.Name) {
 		return p.Name
 	}
 	return nil
@@ -332,7 +336,7 @@ func jsStrictEqual(a, b any) bool {
 // sent for either.
 func searchLimit(args *jsjson.Object) (int, bool) {
 	n := 20.0
-	if v, _ := args.Get("limit"); jsTruthy(v) {
+	if v, _ := args.Get("limit"); jsjson.Truthy(v) {
 		f, isNum := v.(float64)
 		if !isNum {
 			return 0, false

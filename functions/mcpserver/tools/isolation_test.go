@@ -77,6 +77,8 @@ func crossClassCalls() []crossClassCall {
 			crossClassCall{"get_grader_files", asg + `}`, emptyFileGet, viewer},
 			crossClassCall{"list_handout_files", asg + `}`, emptyFileList, viewer},
 			crossClassCall{"get_handout_files", asg + `}`, emptyFileGet, viewer},
+			crossClassCall{"get_rubric", asg + `}`, emptyNull, viewer},
+			crossClassCall{"list_student_submissions", `{"student_profile_id":"` + ben + `","class_id":` + class + `}`, emptyArray, viewer},
 		)
 	}
 	return out

@@ -43,6 +43,21 @@ var schemaDefs = map[string]string{
 		"properties":{"name":{"type":"string"},"contents":{"type":"string"}},"additionalProperties":false}},"matched_count":{"type":"number"}},"additionalProperties":false}`,
 }
 
+// rubricSchema is get_rubric's value.
+const rubricSchema = `{"anyOf":[{"type":"null"},{"type":"object","required":["assignment_id","class_id","rubrics","truncated"],
+	"properties":{"assignment_id":{"type":"number"},"class_id":{"type":"number"},"truncated":{"type":"boolean"},
+	"rubrics":{"type":"array","items":{"type":"object","required":["id","name","description","review_round","is_private","parts"],
+	"properties":{"id":{"type":"number"},"name":{"type":"string"},"description":{"$ref":"#/$defs/nstring"},"review_round":{"$ref":"#/$defs/nstring"},"is_private":{"type":"boolean"},
+	"parts":{"type":"array","items":{"type":"object","required":["id","name","description","ordinal","criteria"],
+	"properties":{"id":{"type":"number"},"name":{"type":"string"},"description":{"$ref":"#/$defs/nstring"},"ordinal":{"type":"number"},
+	"criteria":{"type":"array","items":{"type":"object","required":["id","name","description","ordinal","total_points","is_additive","is_deduction_only","min_checks_per_submission","max_checks_per_submission","checks"],
+	"properties":{"id":{"type":"number"},"name":{"type":"string"},"description":{"$ref":"#/$defs/nstring"},"ordinal":{"type":"number"},"total_points":{"type":"number"},
+	"is_additive":{"type":"boolean"},"is_deduction_only":{"type":"boolean"},"min_checks_per_submission":{"$ref":"#/$defs/nnumber"},"max_checks_per_submission":{"$ref":"#/$defs/nnumber"},
+	"checks":{"type":"array","items":{"type":"object","required":["id","name","description","group","ordinal","points","is_annotation","max_annotations","file","artifact","is_required","is_comment_required","student_visibility"],
+	"properties":{"id":{"type":"number"},"name":{"type":"string"},"description":{"$ref":"#/$defs/nstring"},"group":{"$ref":"#/$defs/nstring"},"ordinal":{"type":"number"},"points":{"type":"number"},
+	"is_annotation":{"type":"boolean"},"max_annotations":{"$ref":"#/$defs/nnumber"},"file":{"$ref":"#/$defs/nstring"},"artifact":{"$ref":"#/$defs/nstring"},
+	"is_required":{"type":"boolean"},"is_comment_required":{"type":"boolean"},"student_visibility":{"type":"string"}},"additionalProperties":false}}},"additionalProperties":false}}},"additionalProperties":false}}},"additionalProperties":false}}},"additionalProperties":false}]}`
+
 // resultSchemas maps each tool to the schema of its value.
 var resultSchemas = map[string]string{
 	"get_help_request": `{"anyOf":[{"type":"null"},{"type":"object","required":["id","request","status","created_at","updated_at","assignment","submission","latest_submission","student_profile_id","student_name","help_queue_name","messages"],
@@ -74,6 +89,8 @@ var resultSchemas = map[string]string{
 	"get_handout_files":           `{"$ref":"#/$defs/repoFiles"}`,
 	"get_submissions_for_student": `{"type":"array","items":{"$ref":"#/$defs/submission"}}`,
 	"get_assignment":              `{"anyOf":[{"type":"null"},{"$ref":"#/$defs/assignment"}]}`,
+	"list_student_submissions":    `{"type":"array","items":{"$ref":"#/$defs/submission"}}`,
+	"get_rubric":                  rubricSchema,
 	"search_help_requests": `{"type":"array","items":{"type":"object","required":["id","request","status","created_at","updated_at","student_profile_id","student_name","help_queue_name","has_submission"],
 		"properties":{"id":{"type":"number"},"request":{"type":"string"},"status":{"type":"string"},"created_at":{"type":"string"},"updated_at":{"$ref":"#/$defs/nstring"},
 		"student_profile_id":{"$ref":"#/$defs/nstring"},"student_name":{"$ref":"#/$defs/nstring"},"help_queue_name":{"type":"string"},"has_submission":{"type":"boolean"}},"additionalProperties":false}}`,

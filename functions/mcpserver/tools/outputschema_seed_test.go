@@ -97,6 +97,17 @@ func TestOutputSchemasAcceptSeededResults(t *testing.T) {
 			{userAlice, `{"class_id":1}`},
 			{userAlice, `{"class_id":1,"search_query":"zzz-no-match"}`},
 		},
+		"get_rubric": {
+			{userAlice, `{"assignment_id":1,"class_id":1}`}, // three rubrics, every level
+			{userSam, `{"assignment_id":1,"class_id":1}`},   // a student's narrower view
+			{userAlice, `{"assignment_id":2,"class_id":1}`}, // empty rubrics
+			{userAlice, `{"assignment_id":5,"class_id":2}`}, // another class: null
+		},
+		"list_student_submissions": {
+			{userAlice, fmt.Sprintf(`{"student_profile_id":%q,"class_id":1,"include_files":true}`, sam1)},
+			{userAlice, fmt.Sprintf(`{"student_profile_id":%q,"class_id":1,"assignment_id":2,"limit":1}`, sam1)},
+			{userAlice, `{"student_profile_id":"not-a-profile","class_id":1}`},
+		},
 	}
 	for _, tool := range reg.Tools() {
 		t.Run(tool.Name, func(t *testing.T) {

@@ -47,11 +47,16 @@ func privacyCalls(class int) []struct{ tool, args string } {
 		add("get_handout_files", `{"assignment_id":%d,"class_id":%d,"glob_pattern":"**/*.java"}`, id, class)
 		add("search_help_requests", `{"class_id":%d,"assignment_id":%d}`, class, id)
 		add("search_discussion_threads", `{"class_id":%d,"assignment_id":%d}`, class, id)
+		add("get_rubric", `{"assignment_id":%d,"class_id":%d}`, id, class)
 		for uu := 1; uu <= 9; uu++ {
 			// Public ids, and private ids a client might pass by mistake.
 			add("get_submissions_for_student", `{"student_profile_id":"%s","assignment_id":%d,"class_id":%d,"include_files":true}`, pubID(class, uu), id, class)
 			add("get_submissions_for_student", `{"student_profile_id":"%s","assignment_id":%d,"class_id":%d}`, privID(class, uu), id, class)
 		}
+	}
+	for uu := 1; uu <= 9; uu++ {
+		add("list_student_submissions", `{"student_profile_id":"%s","class_id":%d,"include_files":true}`, pubID(class, uu), class)
+		add("list_student_submissions", `{"student_profile_id":"%s","class_id":%d}`, privID(class, uu), class)
 	}
 	add("search_help_requests", `{"class_id":%d}`, class)
 	add("search_discussion_threads", `{"class_id":%d}`, class)

@@ -227,7 +227,7 @@ func (c *Call) fetchPublicProfiles(ctx context.Context, classID string, ids []st
 // the profile row is invisible and the embed is null).
 func embeddedName(row *jsjson.Object) any {
 	p, _ := row.Object("profiles")
-	if v := p.Value("name"); jsTruthy(v) {
+	if v := p.Value("name"); jsjson.Truthy(v) {
 		return v
 	}
 	return nil
@@ -400,24 +400,6 @@ func uniqueStrings(ids []string) []string {
 		}
 	}
 	return out
-}
-
-// jsTruthy is JavaScript's Boolean(v) for decoded JSON values.
-func jsTruthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case float64:
-		return x != 0 && x == x // NaN is falsy
-	case string:
-		return x != ""
-	case *jsjson.Object:
-		return x != nil
-	default:
-		return true
-	}
 }
 
 // jsObject returns v as a non-nil object; handlers use it on the `any`

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -251,4 +252,32 @@ func TestEmbeddedAssignmentMatchesRecord(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestProfileIDSpellingStaysWithItsCaller: a public profile id spelt
+// without hyphens (PostgreSQL reads it as the same UUID) comes back in that
+// spelling in the caller's own answers, which the translation cache
+// serves, but never in another user's: Gary, after Alice, sees the
+// canonical spelling, exactly as on a cold registry. The original's shared
+// cache gave Gary Alice's spelling (docs/contract/tools.md §1.3).
+func TestProfileIDSpellingStaysWithItsCaller(t *testing.T) {
+	reg := New(Options{})
+	canonical := pubID(1, 3) // Sam's public profile in class 1
+	unhyphenated := strings.ReplaceAll(canonical, "-", "")
+	forStudent := func(id string) string {
+		return `{"student_profile_id":"` + id + `","assignment_id":1,"class_id":1}`
+	}
+	const submission = `{"submission_id":1,"class_id":1}` // Sam's first submission
+	spellings := func(v any) []any { return pluck(v, "student_profile_id") }
+
+	expectEqual(t, "Alice's submissions for the id she spelt", []any{unhyphenated, unhyphenated, unhyphenated},
+		spellings(toolJSON(t, reg, userAlice, "get_submissions_for_student", forStudent(unhyphenated))))
+	expectEqual(t, "Alice's submission after her look-up", unhyphenated,
+		field(toolJSON(t, reg, userAlice, "get_submission", submission), "student_profile_id"))
+
+	cold := toolJSON(t, nil, userGary, "get_submission", submission)
+	expectEqual(t, "Gary's submission on a cold registry", canonical, field(cold, "student_profile_id"))
+	expectEqual(t, "Gary's submission after Alice's look-up", cold, toolJSON(t, reg, userGary, "get_submission", submission))
+	expectEqual(t, "Gary's submissions for the canonical id", []any{canonical, canonical, canonical},
+		spellings(toolJSON(t, reg, userGary, "get_submissions_for_student", forStudent(canonical))))
 }

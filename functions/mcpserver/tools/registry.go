@@ -40,6 +40,41 @@ type Tool struct {
 	ValueSchema *jsjson.Object
 	Scope       string
 	Handler     Handler
+
+	// Title is the short human name hosts display, declared (as the
+	// top-level title and annotations.title) from revision 2025-06-18.
+	Title string
+	// Summary is the description from revision 2025-06-18: what the tool
+	// returns, with no instructions to the model. Empty means Description,
+	// which the drop-in catalogue keeps as the original wrote it.
+	Summary string
+	// OpenWorld marks the tools that read outside Pawtograder's database
+	// (the GitHub repositories): annotations.openWorldHint.
+	OpenWorld bool
+	// NegotiatedOnly marks a tool the original does not have: it is listed
+	// only from revision 2025-06-18, so the drop-in catalogue and those of
+	// 2024-11-05 and 2025-03-26 stay the original's.
+	NegotiatedOnly bool
+}
+
+// NegotiatedDescription is the description listed from revision 2025-06-18.
+func (t *Tool) NegotiatedDescription() string {
+	if t.Summary != "" {
+		return t.Summary
+	}
+	return t.Description
+}
+
+// Annotations returns the tool's ToolAnnotations (MCP 2025-06-18 and
+// later): every tool only reads, so each is read-only, non-destructive and
+// idempotent; only the repository tools reach an open world (GitHub).
+func (t *Tool) Annotations() *jsjson.Object {
+	return jsjson.NewObject(5).
+		Set("title", t.Title).
+		Set("readOnlyHint", true).
+		Set("destructiveHint", false).
+		Set("idempotentHint", true).
+		Set("openWorldHint", t.OpenWorld)
 }
 
 // Call is what a handler receives: the caller's database client, the
@@ -110,7 +145,8 @@ func New(opts Options) *Registry {
 	return r
 }
 
-// Tools returns the catalogue in tools/list order.
+// Tools returns the catalogue in tools/list order: the original's tools,
+// then those listed only on negotiated revisions (Tool.NegotiatedOnly).
 func (r *Registry) Tools() []*Tool { return r.tools }
 
 // Lookup returns the tool called name.

@@ -136,6 +136,9 @@ func getRepoTool(locate repoLocator, kind repofiles.Kind) Handler {
 
 var listGraderFilesTool = Tool{
 	Name:        "list_grader_files",
+	Title:       "List grader files",
+	Summary:     "Returns the names and sizes of the files in an assignment's grader (solution) repository, without contents.",
+	OpenWorld:   true,
 	Description: "List all files in the grader/solution repository (where instructor tests and mutants are stored) with names and sizes (no contents). Use get_grader_files to fetch contents filtered by glob pattern.",
 	InputSchema: mustSchema(`{"type":"object","properties":{
 		"assignment_id":{"type":"number","description":"The ID of the assignment"},
@@ -147,6 +150,9 @@ var listGraderFilesTool = Tool{
 
 var getGraderFilesTool = Tool{
 	Name:        "get_grader_files",
+	Title:       "Get grader files",
+	Summary:     "Returns the contents of the grader (solution) repository's files whose paths match a glob pattern: instructor tests, mutants, solution code.",
+	OpenWorld:   true,
 	Description: "Get file contents from the grader/solution repository (instructor tests, mutants, solution code). Use glob_pattern to filter files (e.g., '*.java', 'src/**/*.py', 'mutants/*').",
 	InputSchema: mustSchema(`{"type":"object","properties":{
 		"assignment_id":{"type":"number","description":"The ID of the assignment"},
@@ -159,6 +165,9 @@ var getGraderFilesTool = Tool{
 
 var listHandoutFilesTool = Tool{
 	Name:        "list_handout_files",
+	Title:       "List handout files",
+	Summary:     "Returns the names and sizes of the files in an assignment's handout (template) repository, without contents.",
+	OpenWorld:   true,
 	Description: "List all files in the template/handout repository (starter code) with names and sizes (no contents). Use get_handout_files to fetch contents filtered by glob pattern.",
 	InputSchema: mustSchema(`{"type":"object","properties":{
 		"assignment_id":{"type":"number","description":"The ID of the assignment"},
@@ -170,6 +179,9 @@ var listHandoutFilesTool = Tool{
 
 var getHandoutFilesTool = Tool{
 	Name:        "get_handout_files",
+	Title:       "Get handout files",
+	Summary:     "Returns the contents of the handout (template) repository's files whose paths match a glob pattern: the starter code.",
+	OpenWorld:   true,
 	Description: "Get file contents from the template/handout repository (starter code). Use glob_pattern to filter files (e.g., '*.java', 'src/**/*.py').",
 	InputSchema: mustSchema(`{"type":"object","properties":{
 		"assignment_id":{"type":"number","description":"The ID of the assignment"},

@@ -37,6 +37,8 @@ func submissionArgs(args *jsjson.Object) (submissionID, classID string) {
 
 var getSubmissionTool = Tool{
 	Name:        "get_submission",
+	Title:       "Get submission",
+	Summary:     "Returns one submission with its student, autograder result (score, lint, tests, build output) and, on request, test output and file contents.",
 	Description: "Get a submission summary with grader results. By default, returns metadata only (file count, test summary). Use granular tools (list_submission_files, get_submission_files, list_submission_tests, get_test_output) to fetch specific data.",
 	InputSchema: mustSchema(`{"type":"object","properties":{
 		"submission_id":{"type":"number","description":"The ID of the submission to fetch"},
@@ -53,6 +55,8 @@ var getSubmissionTool = Tool{
 
 var listSubmissionFilesTool = Tool{
 	Name:        "list_submission_files",
+	Title:       "List submission files",
+	Summary:     "Returns the names and sizes of a submission's files, without contents.",
 	Description: "List all files in a submission with names and sizes (no contents). Use get_submission_files to fetch contents filtered by glob pattern.",
 	InputSchema: mustSchema(`{"type":"object","properties":{
 		"submission_id":{"type":"number","description":"The ID of the submission"},
@@ -67,6 +71,8 @@ var listSubmissionFilesTool = Tool{
 
 var getSubmissionFilesTool = Tool{
 	Name:        "get_submission_files",
+	Title:       "Get submission files",
+	Summary:     "Returns the contents of a submission's files whose names match an optional glob pattern.",
 	Description: "Get file contents from a submission. Use glob_pattern to filter files (e.g., '*.java', 'src/**/*.py', 'test/*').",
 	InputSchema: mustSchema(`{"type":"object","properties":{
 		"submission_id":{"type":"number","description":"The ID of the submission"},
@@ -107,6 +113,8 @@ func getSubmissionFiles(ctx context.Context, c *Call) (any, error) {
 
 var listSubmissionTestsTool = Tool{
 	Name:        "list_submission_tests",
+	Title:       "List submission tests",
+	Summary:     "Returns a submission's autograder tests with score, maximum and pass state, and a summary of passed, failed and points.",
 	Description: "List test results with pass/fail status and scores (no output). Use get_test_output to fetch full output for specific tests.",
 	InputSchema: mustSchema(`{"type":"object","properties":{
 		"submission_id":{"type":"number","description":"The ID of the submission"},
@@ -200,6 +208,8 @@ func numberOrNull(v any) any {
 
 var getTestOutputTool = Tool{
 	Name:        "get_test_output",
+	Title:       "Get test output",
+	Summary:     "Returns the full output of one autograder test of a submission, found by test id or name.",
 	Description: "Get the full output for a specific test by ID or name.",
 	InputSchema: mustSchema(`{"type":"object","properties":{
 		"submission_id":{"type":"number","description":"The ID of the submission"},
@@ -219,9 +229,9 @@ func getTestOutput(ctx context.Context, c *Call) (any, error) {
 	testName, _ := c.Args.Get("test_name")
 	var column, value string
 	switch {
-	case jsTruthy(testID): // test_id wins when both are given, as in the original
+	case jsjson.Truthy(testID): // test_id wins when both are given, as in the original
 		column, value = "grader_result_tests.id", arg(c.Args, "test_id")
-	case jsTruthy(testName):
+	case jsjson.Truthy(testName):
 		column, value = "grader_result_tests.name", arg(c.Args, "test_name")
 	default:
 		// The original looked up the grader result and then answered
@@ -253,6 +263,8 @@ func getTestOutput(ctx context.Context, c *Call) (any, error) {
 
 var getSubmissionBuildOutputTool = Tool{
 	Name:        "get_submission_build_output",
+	Title:       "Get build output",
+	Summary:     "Returns a submission's build output and, on request, its lint result.",
 	Description: "Get build output (stdout/stderr) and optionally lint results separately.",
 	InputSchema: mustSchema(`{"type":"object","properties":{
 		"submission_id":{"type":"number","description":"The ID of the submission"},
@@ -280,11 +292,11 @@ func getSubmissionBuildOutput(ctx context.Context, c *Call) (any, error) {
 	out.Set("build", buildOutputOf(embedRows(row, "grader_result_output")))
 	if includeLint {
 		lintOutput := row.Value("lint_output")
-		if !jsTruthy(lintOutput) {
+		if !jsjson.Truthy(lintOutput) {
 			lintOutput = ""
 		}
 		lintFormat := row.Value("lint_output_format")
-		if !jsTruthy(lintFormat) {
+		if !jsjson.Truthy(lintFormat) {
 			lintFormat = "text"
 		}
 		out.Set("lint", jsjson.NewObject(3).
@@ -297,6 +309,8 @@ func getSubmissionBuildOutput(ctx context.Context, c *Call) (any, error) {
 
 var getSubmissionsForStudentTool = Tool{
 	Name:        "get_submissions_for_student",
+	Title:       "Get a student's submissions",
+	Summary:     "Returns a student's submissions to one assignment, newest first, each with its autograder result.",
 	Description: "Get all submissions for a student on a specific assignment.",
 	InputSchema: mustSchema(`{"type":"object","properties":{
 		"student_profile_id":{"type":"string","description":"The public profile ID of the student"},
@@ -348,16 +362,24 @@ func getSubmissionsForStudent(ctx context.Context, c *Call) (any, error) {
 	}
 	// The original fetched only ids and then each submission row again by
 	// id; the rows are the same, so fetch them here once.
-	raw, err := c.DB.From("submissions").Select(submissionColumns).
+	q := c.DB.From("submissions").Select(submissionColumns).
 		Eq("profile_id", privateID).
 		Eq("assignment_id", aid).
 		Eq("class_id", cid).
 		Order("created_at", false).
-		Limit(limit).
-		Rows(ctx)
+		Limit(limit)
+	return c.studentSubmissions(ctx, q, cid, privateID, includeFiles), nil
+}
+
+// studentSubmissions runs q, a query of one student's submission rows
+// (submissionColumns, every row's profile_id privateID), and builds each
+// row's submission S in the query's order.
+func (c *Call) studentSubmissions(ctx context.Context, q *postgrest.Query, cid, privateID string, includeFiles bool) []any {
+	empty := []any{}
+	raw, err := q.Rows(ctx)
 	rows, ok := c.pgRows(ctx, raw, err)
 	if !ok || len(rows) == 0 {
-		return empty, nil
+		return empty
 	}
 
 	// Every row has profile_id = privateID, so one translation serves all
@@ -385,5 +407,5 @@ func getSubmissionsForStudent(ctx context.Context, c *Call) (any, error) {
 	for i, row := range rows {
 		out = append(out, assembleSubmission(row, parts[i], profiles, includeFiles))
 	}
-	return out, nil
+	return out
 }

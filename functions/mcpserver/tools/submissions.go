@@ -78,7 +78,7 @@ func embedRows(o *jsjson.Object, key string) []*jsjson.Object {
 
 // orNull is JavaScript's `v || null`.
 func orNull(v any) any {
-	if jsTruthy(v) {
+	if jsjson.Truthy(v) {
 		return v
 	}
 	return nil
