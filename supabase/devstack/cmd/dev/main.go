@@ -1,16 +1,17 @@
 // Command dev runs the whole local development environment behind
 // scripts/dev: the local Supabase stack (PostgreSQL with the Pawtograder
 // schema and seed, the REST API and Auth), the gateway wired to it with
-// freshly generated secrets, and an mcp_ token for a seeded instructor. It
-// prints the MCP endpoint and a ready-to-paste client configuration, writes
-// KEY=VALUE settings to .dev/env, and on SIGINT or SIGTERM stops everything
-// and removes its temporary data.
+// freshly generated secrets, an mcp_ token and a session token (a Supabase
+// access token) for a seeded instructor. It prints the URLs, the tokens, the
+// commands that try them (in the order they are pasted) and ready-to-paste
+// client configurations, writes KEY=VALUE settings to .dev/env, and on
+// SIGINT or SIGTERM stops everything and removes its temporary data.
 //
 // With -database-url (or DEV_DATABASE_URL) it serves an existing database
 // instead of a new one: no cluster, no fixtures, no seed; the REST and Auth
-// stand-ins and the gateway run over it. The demo token then belongs to the
-// first active instructor (or -demo-user) and its api_tokens row is deleted
-// again on exit.
+// stand-ins and the gateway run over it. The tokens then belong to the
+// first active instructor (or -demo-user), and the demo token's api_tokens
+// row and the session's auth.sessions row are deleted again on exit.
 package main
 
 import (
@@ -180,6 +181,19 @@ func run(ctx context.Context, logger *slog.Logger, out io.Writer, f flags) (err 
 		// Not a throwaway database: take the demo token's row away again.
 		defer func() { err = errors.Join(err, deleteDemoToken(stack.DatabaseURL, tokenID)) }()
 	}
+	// What the web app holds after signing in: a Supabase access token
+	// naming a real session, which mcp-tokens requires.
+	session, sessionID, err := stack.SignIn(ctx, demo.userID, devstack.WithExpiry(sessionTTL))
+	if err != nil {
+		return fmt.Errorf("signing in the demo instructor: %w", err)
+	}
+	if f.databaseURL != "" {
+		defer func() { err = errors.Join(err, stack.DeleteSession(context.Background(), sessionID)) }()
+	}
+	envFile, err := filepath.Abs(f.envFile)
+	if err != nil {
+		return err
+	}
 	settings := [][2]string{
 		{"GATEWAY_URL", gatewayURL},
 		{"SUPABASE_URL", stack.URL},
@@ -190,43 +204,24 @@ func run(ctx context.Context, logger *slog.Logger, out io.Writer, f flags) (err 
 		{"GATEWAY_OAUTH_SECRET", oauthSecret},
 		{"JWT_SECRET", stack.GatewaySigningJWK},
 		{"DEMO_TOKEN", token},
+		{"SESSION_TOKEN", session},
 		{"DEMO_CLASS_ID", demo.classID},
 	}
-	if err := writeEnv(f.envFile, settings); err != nil {
+	if err := writeEnv(envFile, settings); err != nil {
 		return err
 	}
-	defer os.Remove(f.envFile)
+	defer os.Remove(envFile)
 	endpoint := gatewayURL + "/functions/v1/mcp-server"
 	cfg, err := clientconfig.Render(clientconfig.Options{URL: endpoint, Token: token})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, `
-Gateway:      %s  (health: %s/healthz)
-MCP endpoint: %s
-mcp-tokens:   %s/functions/v1/mcp-tokens
-Supabase:     %s  (REST %s, Auth %s)
-Demo token for %s (class %s): %s
-Settings:     %s
-
-Try it:
-  curl -s %s -H "Authorization: Bearer $DEMO_TOKEN" -H 'Content-Type: application/json' \
-    -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_assignment","arguments":{"assignment_id":%s,"class_id":%s}}}'
-  (after: set -a; . %s; set +a)
-
-Connect an OAuth client (MCP Inspector, Claude Code, mcp-remote, any
-client that only takes a URL): paste
-  %s
-A browser opens the local stand-in sign-in page: choose
-alice.instructor@example.edu (an instructor; sam.student@example.edu shows
-the refusal students get), then Approve. The grant appears in mcp-tokens'
-list as "<client> — connected with OAuth".
-  e.g. npx mcp-remote %s
-
-%s
-Press Ctrl-C to stop everything.
-`, gatewayURL, gatewayURL, endpoint, gatewayURL, stack.URL, stack.RestURL, stack.AuthURL, demo.email, demo.classID, token, f.envFile,
-		endpoint, demo.assignmentID, demo.classID, f.envFile, endpoint, endpoint, cfg)
+	major, nodeErr := nodeMajor()
+	fmt.Fprint(out, banner(bannerInfo{
+		gatewayURL: gatewayURL, stackURL: stack.URL, restURL: stack.RestURL, authURL: stack.AuthURL,
+		envFile: envFile, demo: demo, token: token, session: session,
+		inspector: inspectorCommand(endpoint, major, nodeErr), clientConfig: withoutInspector(cfg),
+	}))
 
 	select {
 	case <-ctx.Done():

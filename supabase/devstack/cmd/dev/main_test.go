@@ -1,18 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -25,7 +22,8 @@ import (
 // (schema, auth.sessions, the gateway's migrations and data loaded
 // separately), points the dev command at it with -database-url, and calls a
 // tool through the gateway it starts with the printed demo token. On exit
-// the database must still hold its data, minus the demo token's row.
+// the database must still hold its data, minus the demo token's row and the
+// demo session.
 func TestServeExistingDatabase(t *testing.T) {
 	cluster := pgcluster.StartForTest(t)
 	ctx := context.Background()
@@ -45,40 +43,10 @@ func TestServeExistingDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	gatewayBin := filepath.Join(t.TempDir(), "gateway")
-	build := exec.Command("go", "build", "-o", gatewayBin, "github.com/pawtograder/mcp-gateway/gateway/cmd/gateway")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the gateway: %v\n%s", err, out)
-	}
-
 	envFile := filepath.Join(t.TempDir(), "env")
-	runCtx, stop := context.WithCancel(ctx)
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- run(runCtx, slog.New(slog.DiscardHandler), pw, flags{
-			gatewayBin: gatewayBin, envFile: envFile, databaseURL: url,
-		})
-		pw.Close()
-	}()
-	// Ready once the banner's last line is printed.
-	ready := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), "Press Ctrl-C") {
-				close(ready)
-			}
-		}
-	}()
-	select {
-	case <-ready:
-	case err := <-done:
-		stop()
-		t.Fatalf("dev exited before it was ready: %v", err)
-	case <-time.After(2 * time.Minute):
-		stop()
-		t.Fatal("dev not ready within 2 minutes")
+	dev, err := startDev(ctx, flags{gatewayBin: gatewayBinary(t), envFile: envFile, databaseURL: url})
+	if err != nil {
+		t.Fatal(err)
 	}
 
 	env := readEnv(t, envFile)
@@ -103,17 +71,17 @@ func TestServeExistingDatabase(t *testing.T) {
 		t.Errorf("get_assignment: status %d, body %s; want 200 with assignment 1 (Hello World)", resp.StatusCode, got)
 	}
 
-	stop()
-	if err := <-done; err != nil {
+	if err := dev.stop(); err != nil {
 		t.Errorf("dev: %v", err)
 	}
-	var threads, demoTokens int
+	var threads, demoTokens, sessions int
 	if err := conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM public.discussion_threads),
-		(SELECT count(*) FROM public.api_tokens WHERE name = 'scripts/dev demo')`).Scan(&threads, &demoTokens); err != nil {
+		(SELECT count(*) FROM public.api_tokens WHERE name = 'scripts/dev demo'),
+		(SELECT count(*) FROM auth.sessions)`).Scan(&threads, &demoTokens, &sessions); err != nil {
 		t.Fatal(err)
 	}
-	if threads != 74 || demoTokens != 0 {
-		t.Errorf("after exit: %d threads (want 74, the seed), %d demo tokens (want 0)", threads, demoTokens)
+	if threads != 74 || demoTokens != 0 || sessions != 0 {
+		t.Errorf("after exit: %d threads (want 74, the seed), %d demo tokens (want 0), %d sessions (want 0)", threads, demoTokens, sessions)
 	}
 	if _, err := os.Stat(envFile); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("env file still there after exit: %v", err)
