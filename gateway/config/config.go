@@ -169,6 +169,9 @@ type Config struct {
 	// RedactKeys is GATEWAY_REDACT_KEYS, comma-separated key fragments whose
 	// values are scrubbed from tool output; empty uses the built-in list.
 	RedactKeys []string
+	// WriteTools is GATEWAY_WRITE_TOOLS=on: the write tools, each write
+	// approved by a person on a gateway page (writetools.go). Default off.
+	WriteTools bool
 	// IssuerURL is GATEWAY_ISSUER_URL, trailing slashes removed; "" when
 	// unset. When set, the user JWTs carry it as "iss" and the gateway
 	// serves <path>/.well-known/openid-configuration and jwks.json, so the
@@ -246,6 +249,8 @@ func Load(getenv func(string) string) (Config, error) {
 
 	p.secrets(&c)
 	c.OAuthServer = p.oauthServer(&c)
+	p.advertisedHosts(&c)
+	c.WriteTools = p.writeTools(&c)
 
 	if c.MetricsAddr != "" && c.MetricsAddr == c.ListenAddr {
 		p.fail("GATEWAY_METRICS_ADDR", "must differ from GATEWAY_LISTEN_ADDR (metrics are never served on the public listener)")

@@ -87,8 +87,10 @@ func TestLoadValid(t *testing.T) {
 		},
 		{
 			"SUPABASE_URL derives public, PostgREST and Auth URLs",
-			map[string]string{"SUPABASE_URL": "http://kong:8000/"},
+			// OAuth off: it would advertise the internal host kong.
+			map[string]string{"SUPABASE_URL": "http://kong:8000/", "GATEWAY_OAUTH_SERVER": "off"},
 			func(t *testing.T, c *Config) {
+				c.OAuthServer.Mode = OAuthServerOff
 				c.SupabaseURLRaw = "http://kong:8000/"
 				c.SupabaseURL = mustURL(t, "http://kong:8000")
 				c.PublicURL = mustURL(t, "http://kong:8000")
@@ -99,8 +101,9 @@ func TestLoadValid(t *testing.T) {
 		},
 		{
 			"EDGE_FUNCTIONS_URL beats SUPABASE_URL as the public URL",
-			map[string]string{"SUPABASE_URL": "http://kong:8000", "EDGE_FUNCTIONS_URL": "https://api.example.edu/"},
+			map[string]string{"SUPABASE_URL": "http://kong:8000", "EDGE_FUNCTIONS_URL": "https://api.example.edu/", "GATEWAY_OAUTH_SERVER": "off"},
 			func(t *testing.T, c *Config) {
+				c.OAuthServer.Mode = OAuthServerOff
 				c.SupabaseURLRaw = "http://kong:8000"
 				c.EdgeFunctionsURL = "https://api.example.edu/"
 				c.SupabaseURL = mustURL(t, "http://kong:8000")
@@ -117,8 +120,10 @@ func TestLoadValid(t *testing.T) {
 				"GATEWAY_PUBLIC_URL":    "https://project.supabase.co",
 				"GATEWAY_POSTGREST_URL": "http://rest:3000/",
 				"GATEWAY_AUTH_URL":      "http://auth:9999",
+				"GATEWAY_OAUTH_SERVER":  "off",
 			},
 			func(t *testing.T, c *Config) {
+				c.OAuthServer.Mode = OAuthServerOff
 				c.SupabaseURLRaw = "http://kong:8000"
 				c.SupabaseURL = mustURL(t, "http://kong:8000")
 				c.PublicURL = mustURL(t, "https://project.supabase.co")
@@ -133,6 +138,7 @@ func TestLoadValid(t *testing.T) {
 			"OAuth issuer, legacy secret and redaction keys",
 			map[string]string{
 				"SUPABASE_URL":                    "http://kong:8000",
+				"GATEWAY_PUBLIC_URL":              "http://127.0.0.1:54321",
 				"GATEWAY_OAUTH_ISSUER":            "http://127.0.0.1:54321/auth/v1/",
 				"GATEWAY_OAUTH_LEGACY_JWT_SECRET": "legacy-secret",
 				"GATEWAY_REDACT_KEYS":             " token, ssn ,,",
@@ -140,7 +146,7 @@ func TestLoadValid(t *testing.T) {
 			func(t *testing.T, c *Config) {
 				c.SupabaseURLRaw = "http://kong:8000"
 				c.SupabaseURL = mustURL(t, "http://kong:8000")
-				c.PublicURL = mustURL(t, "http://kong:8000")
+				c.PublicURL = mustURL(t, "http://127.0.0.1:54321")
 				c.PostgRESTURL = mustURL(t, "http://kong:8000/rest/v1")
 				c.AuthURL = mustURL(t, "http://kong:8000/auth/v1")
 				c.OAuthIssuer = "http://127.0.0.1:54321/auth/v1"

@@ -41,7 +41,11 @@ var postgrestAllowedInFunctions = map[string]bool{
 // its own tables are closed to every role but the service role. It is
 // exactly that one package; tool handlers and functions/* still never
 // see the key.
+//
+// deploy/ holds deployment tooling (the Helm post-renderer writes the
+// variable's name into manifests); none of it is linked into the binary.
 var serviceKeyAllowed = []string{
+	"deploy/",
 	"gateway/mcpauth",
 	"gateway/oauthserver",
 	"gateway/config",

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pawtograder/mcp-gateway/gateway/config"
+)
+
+// Migration files of supabase/migrations, named as operators see them.
+const (
+	migrationTokens    = "supabase/migrations/20261129230000_mcp_gateway_tokens.sql"
+	migrationOAuth     = "supabase/migrations/20261201020000_mcp_oauth.sql"
+	migrationSingleUse = "supabase/migrations/20261202080000_mcp_oauth_single_use.sql"
+	migrationGrantFns  = "supabase/migrations/20261202090000_mcp_oauth_grant_functions.sql"
+	migrationPending   = "supabase/migrations/20261202100000_mcp_pending_actions.sql"
+)
+
+// Features whose objects are probed only when the feature is on.
+const (
+	featureAlways = "" // mcp-tokens and authentication
+	featureOAuth  = "oauth"
+	featureWrites = "writes" // GATEWAY_WRITE_TOOLS=on: the pending actions (docs/writes.md)
+)
+
+// schemaObject is a table or function one of the gateway's migrations
+// creates. A function is probed by calling it with its named arguments,
+// each set to a text that PostgreSQL cannot convert to a time, uuid,
+// number or boolean: every function has such an argument
+// (TestSchemaObjectsMatchMigrations), so the call fails while its
+// arguments are converted, before the function runs, and a missing
+// function is told apart by PostgREST's "not found".
+type schemaObject struct {
+	name string
+	// args are the function's argument names (nil for a table); each is
+	// sent as badValue.
+	args    []string
+	file    string
+	feature string // the feature that needs it
+}
+
+// badValue is no timestamptz, uuid, number or boolean PostgreSQL accepts.
+const badValue = "not-a-value"
+
+// schemaObjects are what the gateway's migrations create and the gateway
+// uses. TestSchemaObjectsMatchMigrations keeps the list true to
+// supabase/migrations.
+var schemaObjects = []schemaObject{
+	{name: "api_tokens", file: migrationTokens},
+	{name: "revoked_token_ids", file: migrationTokens},
+	{name: "mcp_oauth_grants", file: migrationOAuth, feature: featureOAuth},
+	{name: "mcp_oauth_codes", file: migrationOAuth, feature: featureOAuth},
+	{name: "mcp_oauth_refresh_tokens", file: migrationOAuth, feature: featureOAuth},
+	{name: "mcp_oauth_decided_authorizations", file: migrationSingleUse, feature: featureOAuth},
+	{name: "mcp_oauth_use_code", args: []string{"p_code_hash", "p_now"}, file: migrationGrantFns, feature: featureOAuth},
+	{name: "mcp_oauth_create_grant", args: []string{"p_code_hash", "p_name", "p_client_id", "p_expires_at", "p_refresh_hash", "p_now"}, file: migrationGrantFns, feature: featureOAuth},
+	{name: "mcp_oauth_rotate_refresh", args: []string{"p_token_hash", "p_next_hash", "p_now"}, file: migrationGrantFns, feature: featureOAuth},
+	{name: "mcp_oauth_revoke_grant", args: []string{"p_token_id", "p_client_id", "p_now"}, file: migrationGrantFns, feature: featureOAuth},
+	{name: "mcp_pending_actions", file: migrationPending, feature: featureWrites},
+	{name: "mcp_pending_action_propose", args: []string{"p_user_id", "p_token_id", "p_client_id", "p_class_id", "p_tool", "p_arguments", "p_argument_digest", "p_preview", "p_now", "p_ttl_seconds"}, file: migrationPending, feature: featureWrites},
+	{name: "mcp_pending_action_state", args: []string{"p_id", "p_user_id", "p_now"}, file: migrationPending, feature: featureWrites},
+	{name: "mcp_pending_action_decide", args: []string{"p_id", "p_user_id", "p_approve", "p_now"}, file: migrationPending, feature: featureWrites},
+	{name: "mcp_pending_action_record", args: []string{"p_id", "p_row_id", "p_failure"}, file: migrationPending, feature: featureWrites},
+}
+
+// schemaRetry is how often the start-up check probes again while objects
+// are missing or PostgREST cannot say.
+var schemaRetry = 30 * time.Second
+
+// schemaCheck finds out, at start-up and until it succeeds, whether the
+// database has what the gateway's migrations create. A missing table
+// otherwise shows up only as a failing request. While something is
+// missing, readiness fails naming the migration files; an upstream that
+// cannot be asked is not "missing" (readiness reports it as before).
+type schemaCheck struct {
+	objects        []schemaObject
+	restURL        string
+	apiKey, bearer string
+	client         *http.Client
+	log            *slog.Logger
+
+	mu       sync.Mutex
+	complete bool   // every object was found once; never probed again
+	logged   string // the missing set last logged, so it is logged once
+}
+
+// newSchemaCheck probes, with the service role, the objects the enabled
+// features need; nil when PostgREST or the key is not configured (the
+// functions answer their own 500s then).
+func newSchemaCheck(cfg config.Config, log *slog.Logger) *schemaCheck {
+	if cfg.PostgRESTURL == nil || cfg.SupabaseServiceRoleKey == "" {
+		return nil
+	}
+	enabled := map[string]bool{
+		featureAlways: true,
+		featureOAuth:  cfg.MCPServerEnabled && cfg.PublicURL != nil && cfg.OAuthServer.Mode == config.OAuthServerGateway,
+		featureWrites: cfg.WriteTools,
+	}
+	s := &schemaCheck{
+		restURL: cfg.PostgRESTURL.String(),
+		apiKey:  cfg.SupabaseServiceRoleKey,
+		bearer:  cfg.SupabaseServiceRoleKey,
+		client:  &http.Client{Timeout: cfg.UpstreamTimeout, Transport: &http.Transport{MaxIdleConns: 2}, CheckRedirect: noRedirects},
+		log:     log,
+	}
+	if cfg.PostgRESTDirect {
+		s.apiKey = "" // PostgREST itself reads only Authorization
+	}
+	for _, o := range schemaObjects {
+		if enabled[o.feature] {
+			s.objects = append(s.objects, o)
+		}
+	}
+	return s
+}
+
+// watch probes at once and then every schemaRetry until the check
+// succeeds or ctx ends, so the log names missing migrations even where
+// nothing polls /readyz.
+func (s *schemaCheck) watch(ctx context.Context) {
+	for {
+		if s.check(ctx) == nil && s.done() {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(schemaRetry):
+		}
+	}
+}
+
+func (s *schemaCheck) done() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.complete
+}
+
+// check returns an error naming the migration files to apply while
+// objects are missing, and nil otherwise (also when PostgREST could not be
+// asked: that is readiness's own concern). The error text is shown by
+// /readyz, so it names files and objects, never an address.
+func (s *schemaCheck) check(ctx context.Context) error {
+	if s == nil || s.done() {
+		return nil
+	}
+	var missing []schemaObject
+	known := true
+	for _, o := range s.objects {
+		switch s.probe(ctx, o) {
+		case objectMissing:
+			missing = append(missing, o)
+		case objectUnknown:
+			known = false
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(missing) == 0 {
+		if known {
+			s.complete = true
+			if s.logged != "" {
+				s.log.Info("database migrations found")
+			}
+		}
+		return nil
+	}
+	var names, files []string
+	for _, o := range missing {
+		kind := "table "
+		if o.args != nil {
+			kind = "function "
+		}
+		names = append(names, kind+o.name)
+		if !slices.Contains(files, o.file) {
+			files = append(files, o.file)
+		}
+	}
+	msg := "database migrations missing: apply " + strings.Join(files, ", ") +
+		" (missing " + strings.Join(names, ", ") + "; see docs/deploy.md)"
+	if set := strings.Join(names, ","); set != s.logged {
+		s.logged = set
+		s.log.Error("the database lacks the gateway's migrations; requests that need them fail until they are applied",
+			slog.Any("missing", names), slog.Any("migrations", files))
+	}
+	return errors.New(msg)
+}
+
+type objectState int
+
+const (
+	objectPresent objectState = iota
+	objectMissing
+	objectUnknown
+)
+
+// probe asks PostgREST about one object without changing anything: a
+// table is read with limit=0, a function is called with arguments that
+// fail to convert. Only PostgREST's "not found" answers (PGRST205 or
+// 42P01 for a table, PGRST202 or 42883 for a function) mean missing.
+func (s *schemaCheck) probe(ctx context.Context, o schemaObject) objectState {
+	var req *http.Request
+	var err error
+	if o.args == nil {
+		req, err = http.NewRequestWithContext(ctx, http.MethodGet, s.restURL+"/"+o.name+"?select=*&limit=0", nil)
+	} else {
+		args := map[string]string{}
+		for _, a := range o.args {
+			args[a] = badValue
+		}
+		body, _ := json.Marshal(args)
+		req, err = http.NewRequestWithContext(ctx, http.MethodPost, s.restURL+"/rpc/"+o.name, bytes.NewReader(body))
+		if err == nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+	}
+	if err != nil {
+		return objectUnknown
+	}
+	if s.apiKey != "" {
+		req.Header.Set("apikey", s.apiKey)
+	}
+	req.Header.Set("Authorization", "Bearer "+s.bearer)
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return objectUnknown
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode != http.StatusNotFound {
+		// A function the service role may not execute exists; a table it
+		// may not read, or an upstream fault, says nothing.
+		if resp.StatusCode >= 500 || resp.StatusCode == http.StatusUnauthorized || (resp.StatusCode == http.StatusForbidden && o.args == nil) {
+			return objectUnknown
+		}
+		return objectPresent
+	}
+	var e struct {
+		Code string `json:"code"`
+	}
+	_ = json.Unmarshal(b, &e)
+	switch {
+	case o.args == nil && (e.Code == "PGRST205" || e.Code == "42P01"):
+		return objectMissing
+	case o.args != nil && (e.Code == "PGRST202" || e.Code == "42883"):
+		return objectMissing
+	}
+	// A 404 without PostgREST's code: a proxy that does not route here.
+	return objectUnknown
+}
