@@ -139,25 +139,36 @@ func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
 // run wires the dependencies and serves until ctx is cancelled.
 func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	warnMissingFunctionSettings(log, cfg)
-	srv, slugs, cleanup, err := newServer(cfg, log)
+	srv, b, cleanup, err := newServer(cfg, log)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	log.Info("gateway starting", slog.Any("functions", slugs), slog.String("public_url", urlString(cfg.PublicURL)))
+	log.Info("gateway starting", slog.Any("functions", b.slugs), slog.String("public_url", urlString(cfg.PublicURL)))
+	if b.schema != nil {
+		// From start-up until it succeeds, so the log names missing
+		// migrations even where nothing polls /readyz.
+		go b.schema.watch(ctx)
+	}
 	return srv.Run(ctx)
+}
+
+// built is what newServer reports beside the server.
+type built struct {
+	slugs  []string     // the functions served
+	schema *schemaCheck // the migrations check (nil without PostgREST); run starts its watch
 }
 
 // newServer builds the gateway from cfg: the functions (functions.go),
 // metrics, error reporting and the fallback proxy. cleanup releases what
 // the functions hold (the last_used_at worker, queued error reports).
-func newServer(cfg config.Config, log *slog.Logger) (_ *gateway.Server, slugs []string, cleanup func(), err error) {
+func newServer(cfg config.Config, log *slog.Logger) (_ *gateway.Server, b built, cleanup func(), err error) {
 	w, err := buildFunctions(cfg, log, newAuditLog(cfg, auditOutput))
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, b, nil, err
 	}
 	for _, f := range w.functions {
-		slugs = append(slugs, f.Slug)
+		b.slugs = append(b.slugs, f.Slug)
 	}
 	m := w.metrics
 
@@ -169,6 +180,7 @@ func newServer(cfg config.Config, log *slog.Logger) (_ *gateway.Server, slugs []
 		log.Warn("error reporting disabled: SENTRY_DSN is invalid")
 		reporter = nil
 	}
+	b.schema = newSchemaCheck(cfg, log)
 	cleanup = func() {
 		if w.close != nil {
 			w.close()
@@ -185,7 +197,7 @@ func newServer(cfg config.Config, log *slog.Logger) (_ *gateway.Server, slugs []
 	if cfg.FallbackURL != nil {
 		h, err := fallback.New(fallback.Options{Upstream: cfg.FallbackURL.String(), Logger: log, Observe: m.Proxied})
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, built{}, nil, err
 		}
 		fb = h
 	}
@@ -202,7 +214,7 @@ func newServer(cfg config.Config, log *slog.Logger) (_ *gateway.Server, slugs []
 		Logger:          log,
 		ListenAddr:      cfg.ListenAddr,
 		BodyLimit:       cfg.BodyLimit,
-		Ready:           postgrestReady(cfg),
+		Ready:           readiness(cfg, b.schema),
 		ReadyTimeout:    cfg.UpstreamTimeout,
 		ShutdownTimeout: cfg.ShutdownTimeout,
 		OnShutdown:      w.onShutdown,
@@ -214,9 +226,9 @@ func newServer(cfg config.Config, log *slog.Logger) (_ *gateway.Server, slugs []
 		Profiling:       cfg.Profiling,
 	})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, built{}, nil, err
 	}
-	return srv, slugs, cleanup, nil
+	return srv, b, cleanup, nil
 }
 
 // warnMissingFunctionSettings names (never prints) function settings that
@@ -240,6 +252,18 @@ func urlString(u *url.URL) string {
 		return ""
 	}
 	return u.String()
+}
+
+// readiness is /readyz's check: PostgREST answers, and the database has
+// the gateway's migrations.
+func readiness(cfg config.Config, schema *schemaCheck) func(context.Context) error {
+	reachable := postgrestReady(cfg)
+	return func(ctx context.Context) error {
+		if err := reachable(ctx); err != nil {
+			return err
+		}
+		return schema.check(ctx)
+	}
 }
 
 // postgrestReady reports ready when PostgREST answers at all (any status

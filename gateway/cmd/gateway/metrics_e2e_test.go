@@ -43,7 +43,8 @@ func TestMetricsAndAuditAfterTraffic(t *testing.T) {
 		"SUPABASE_SERVICE_ROLE_KEY": env.ServiceRoleKey,
 		"MCP_JWT_SECRET":            e2eSecret,
 		"JWT_SECRET":                env.SigningJWK,
-		"GATEWAY_PUBLIC_URL":        "http://gateway.test",
+		// Loopback like the stack's Auth, which the metadata advertises.
+		"GATEWAY_PUBLIC_URL": "http://gateway.localhost",
 	}
 	for k, v := range env.GatewayVars() {
 		vars[k] = v

@@ -131,11 +131,11 @@ func testTypeScriptSDKv2(t *testing.T, endpoint, token string, raw map[string]st
 	if diff := cmp.Diff([]string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}, got.SupportedVersions); diff != "" {
 		t.Errorf("discovered versions (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(sdkCatalogue, got.Tools); diff != "" {
+	if diff := cmp.Diff(negotiatedCatalogue, got.Tools); diff != "" {
 		t.Errorf("tools/list names (-want +got):\n%s", diff)
 	}
-	if got.ToolsWithOutputSchema != len(sdkCatalogue) {
-		t.Errorf("%d tools declare an outputSchema, want %d", got.ToolsWithOutputSchema, len(sdkCatalogue))
+	if got.ToolsWithOutputSchema != len(negotiatedCatalogue) {
+		t.Errorf("%d tools declare an outputSchema, want %d", got.ToolsWithOutputSchema, len(negotiatedCatalogue))
 	}
 	for _, c := range sdkCalls {
 		s, ok := got.Calls[c.Name]
@@ -261,7 +261,7 @@ func testInspectorModern(t *testing.T, endpoint, token string, raw map[string]st
 			t.Errorf("%s: no outputSchema", tool.Name)
 		}
 	}
-	if diff := cmp.Diff(sdkCatalogue, names); diff != "" {
+	if diff := cmp.Diff(negotiatedCatalogue, names); diff != "" {
 		t.Errorf("tools/list names (-want +got):\n%s", diff)
 	}
 

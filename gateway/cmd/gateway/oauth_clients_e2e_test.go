@@ -178,7 +178,9 @@ func TestOAuthTypeScriptSDK(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkConsentSeen(t, r.Seen, "SDK E2E Client", "http://127.0.0.1:")
-	want := map[string]string{"response_type": "code", "code_challenge_method": "S256", "resource": gw + "/functions/v1/mcp-server", "scope": "mcp:read mcp:write offline_access"}
+	// The SDK asks for the protected resource's scopes_supported: the
+	// baseline, mcp:read (MCP authorization, scope selection strategy).
+	want := map[string]string{"response_type": "code", "code_challenge_method": "S256", "resource": gw + "/functions/v1/mcp-server", "scope": "mcp:read"}
 	for k, v := range want {
 		if r.AuthorizationParams[k] != v {
 			t.Errorf("authorization request %s = %q, want %q (all: %v)", k, r.AuthorizationParams[k], v, r.AuthorizationParams)
@@ -193,7 +195,7 @@ func TestOAuthTypeScriptSDK(t *testing.T) {
 	if r.First != assignmentJSON || r.Second != assignmentJSON {
 		t.Errorf("tool results under RLS:\nfirst  %s\nsecond %s", r.First, r.Second)
 	}
-	if !r.Refreshed || r.TokenSaves != 2 || r.AccessPrefix != "mcp_" || r.Scope != "mcp:read mcp:write" {
+	if !r.Refreshed || r.TokenSaves != 2 || r.AccessPrefix != "mcp_" || r.Scope != "mcp:read" {
 		t.Errorf("refresh after expiry: refreshed %v, saves %d, prefix %q, scope %q", r.Refreshed, r.TokenSaves, r.AccessPrefix, r.Scope)
 	}
 
@@ -250,7 +252,7 @@ func TestOAuthMCPRemote(t *testing.T) {
 		t.Fatalf("%v: %s", err, stdout.String())
 	}
 	checkConsentSeen(t, r.Seen, "MCP CLI Proxy", "http://127.0.0.1:"+strconv.Itoa(port)+"/oauth/callback")
-	if r.Tools != 16 || r.First != assignmentJSON || r.Opened != 1 {
+	if r.Tools != len(negotiatedCatalogue) || r.First != assignmentJSON || r.Opened != 1 {
 		t.Errorf("mcp-remote: %d tools, opened the browser %d times, result %s", r.Tools, r.Opened, r.First)
 	}
 	listGrant(t, gw, "MCP CLI Proxy — connected with OAuth")

@@ -347,6 +347,7 @@ func TestOAuthServerIssuerClash(t *testing.T) {
 		"SUPABASE_URL": env.URL, "SUPABASE_ANON_KEY": env.AnonKey, "SUPABASE_SERVICE_ROLE_KEY": env.ServiceRoleKey,
 		"MCP_JWT_SECRET": e2eSecret, "JWT_SECRET": env.SigningJWK, "GATEWAY_PUBLIC_URL": "https://project.example",
 		"GATEWAY_OAUTH_SECRET": e2eOAuthSecret, "GATEWAY_ISSUER_URL": "https://project.example/functions/v1/mcp-server/oauth",
+		"GATEWAY_OAUTH_ISSUER": "https://project.example/auth/v1",
 	}
 	cfg, err := config.Load(func(k string) string { return all[k] })
 	if err != nil {

@@ -35,7 +35,9 @@ func TestOriginDefault(t *testing.T) {
 	const ping = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
 	const mcp = "/functions/v1/mcp-server"
 
-	gw := startGateway(t, map[string]string{"GATEWAY_PUBLIC_URL": "https://mcp.example.edu"})
+	// OAuth off: its metadata would name the stack's loopback Auth, which
+	// start-up refuses behind a public URL.
+	gw := startGateway(t, map[string]string{"GATEWAY_PUBLIC_URL": "https://mcp.example.edu", "GATEWAY_OAUTH_SERVER": "off"})
 	token := "Bearer " + createMCPToken(t, gw, env.SessionToken(t, gatewaytest.Alice))
 	for _, tc := range []struct {
 		name, origin string

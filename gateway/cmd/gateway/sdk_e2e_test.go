@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,13 +36,21 @@ import (
 // (repofiles/githubfake) through GITHUB_API_URL, with the fake App's id and
 // key.
 
-// sdkCatalogue is the tools/list order (docs/contract/tools.md §3).
+// sdkCatalogue is the tools/list order of the drop-in path and the
+// revisions before 2025-06-18: the original's sixteen (docs/contract/tools.md §3).
 var sdkCatalogue = []string{
 	"get_help_request", "get_discussion_thread", "get_submission", "list_submission_files",
 	"get_submission_files", "list_submission_tests", "get_test_output", "get_submission_build_output",
 	"list_grader_files", "get_grader_files", "list_handout_files", "get_handout_files",
 	"get_submissions_for_student", "get_assignment", "search_help_requests", "search_discussion_threads",
 }
+
+// negotiatedCatalogue is the tools/list order from 2025-06-18: the
+// original's sixteen, then the read tools the original lacks
+// (docs/contract/tools.md §6).
+var negotiatedCatalogue = append(slices.Clone(sdkCatalogue),
+	"get_rubric", "list_student_submissions",
+)
 
 // sdkCall is one tools/call, with arguments chosen from the seed
 // (supabase/fixtures/SEED.md) so that most tools return real rows.
@@ -299,12 +308,13 @@ func testTypeScriptSDK(t *testing.T, endpoint, token string, raw map[string]stri
 			if got.NegotiatedProtocol != mode.wantVersion {
 				t.Errorf("negotiated %q, want %q", got.NegotiatedProtocol, mode.wantVersion)
 			}
-			if diff := cmp.Diff(sdkCatalogue, got.Tools); diff != "" {
-				t.Errorf("tools/list names (-want +got):\n%s", diff)
-			}
-			wantSchemas := 0
+			wantTools, wantSchemas := sdkCatalogue, 0
 			if mode.structured {
-				wantSchemas = len(sdkCatalogue)
+				wantTools = negotiatedCatalogue
+				wantSchemas = len(negotiatedCatalogue)
+			}
+			if diff := cmp.Diff(wantTools, got.Tools); diff != "" {
+				t.Errorf("tools/list names (-want +got):\n%s", diff)
 			}
 			if got.ToolsWithOutputSchema != wantSchemas {
 				t.Errorf("%d tools declare an outputSchema, want %d", got.ToolsWithOutputSchema, wantSchemas)
@@ -404,7 +414,7 @@ func testGoSDK(t *testing.T, endpoint, bearer string, raw map[string]string, cal
 		}
 		schemas[tool.Name] = compileSchema(t, tool.Name, tool.OutputSchema)
 	}
-	if diff := cmp.Diff(sdkCatalogue, names); diff != "" {
+	if diff := cmp.Diff(negotiatedCatalogue, names); diff != "" {
 		t.Errorf("tools/list names (-want +got):\n%s", diff)
 	}
 

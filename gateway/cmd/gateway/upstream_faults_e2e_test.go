@@ -119,9 +119,6 @@ func TestUpstreamFailuresAreSanitised(t *testing.T) {
 		{"token list", "GET", "/rest/v1/api_tokens", func(t *testing.T) []flow { return []flow{listTokens, revokeToken(t)} }},
 		{"token insert", "POST", "/rest/v1/api_tokens", func(*testing.T) []flow { return []flow{createToken} }},
 		{"token revoke", "PATCH", "/rest/v1/api_tokens", func(t *testing.T) []flow { return []flow{revokeToken(t)} }},
-		{"revocation insert and confirm", "", "/rest/v1/revoked_token_ids", func(t *testing.T) []flow {
-			return []flow{revokeToken(t)}
-		}},
 	}
 	for _, call := range calls {
 		for _, kind := range []string{faultReset, faultTimeout, faultStatus, faultTruncated} {
