@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // DefaultMaxBodyBytes bounds a PostgREST response body. Submission files are
@@ -25,7 +26,8 @@ type Options struct {
 	// Supabase's API gateway, ignored by PostgREST itself).
 	APIKey string
 	// HTTPClient carries the shared, pooled transport. Defaults to a client
-	// over http.DefaultTransport.
+	// over http.DefaultTransport. Its Timeout bounds each exchange, body
+	// included.
 	HTTPClient *http.Client
 	// MaxBodyBytes bounds each response body; 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
@@ -41,6 +43,7 @@ type Client struct {
 	apiKey  string
 	bearer  string
 	hc      *http.Client
+	timeout time.Duration // hc.Timeout, applied as a context deadline
 	maxBody int64
 	observe func(ctx context.Context, table string, status int, err error)
 }
@@ -55,11 +58,20 @@ func New(opts Options) (*Client, error) {
 	if hc == nil {
 		hc = &http.Client{}
 	}
+	// net/http enforces Client.Timeout over a wrapped transport (the
+	// metrics one) with a goroutine and a timer per request; a context
+	// deadline around the exchange bounds the same and costs neither.
+	timeout := hc.Timeout
+	if timeout > 0 {
+		cp := *hc
+		cp.Timeout = 0
+		hc = &cp
+	}
 	maxBody := opts.MaxBodyBytes
 	if maxBody <= 0 {
 		maxBody = DefaultMaxBodyBytes
 	}
-	return &Client{base: u, apiKey: opts.APIKey, hc: hc, maxBody: maxBody, observe: opts.Observe}, nil
+	return &Client{base: u, apiKey: opts.APIKey, hc: hc, timeout: timeout, maxBody: maxBody, observe: opts.Observe}, nil
 }
 
 // WithBearer returns a copy of c that authenticates as token.
@@ -76,6 +88,11 @@ func (c *Client) From(table string) *Query {
 
 // do sends one request and returns the body of a 2xx response.
 func (c *Client) do(ctx context.Context, method, table string, params [][2]string, header http.Header, body []byte) ([]byte, http.Header, error) {
+	if c.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
+	}
 	req, err := c.newRequest(ctx, method, table, params, header, body)
 	if err != nil {
 		return nil, nil, err
