@@ -30,7 +30,7 @@ var aiHelpToolNames = []string{
 
 // aiHelpToolsMissing are the prompts' tools the catalogue does not have
 // yet. The test fails once one of them exists, so the entry is removed.
-var aiHelpToolsMissing = []string{"search_submissions"}
+var aiHelpToolsMissing = []string{}
 
 // TestAIHelpPromptToolsExist checks that every tool the platform's AI Help
 // prompts name is in the catalogue, except those listed as missing.

@@ -79,6 +79,11 @@ func crossClassCalls() []crossClassCall {
 			crossClassCall{"get_handout_files", asg + `}`, emptyFileGet, viewer},
 			crossClassCall{"get_rubric", asg + `}`, emptyNull, viewer},
 			crossClassCall{"list_student_submissions", `{"student_profile_id":"` + ben + `","class_id":` + class + `}`, emptyArray, viewer},
+			crossClassCall{"search_submissions", asg + `,"include_inactive":true}`, emptyNull, viewer},
+			crossClassCall{"list_regrade_requests", `{"class_id":` + class + `,"assignment_id":5,"status":"all"}`, emptyArray, viewer},
+			crossClassCall{"get_grading_progress", asg + `}`, emptyNull, viewer},
+			crossClassCall{"get_student_overview", `{"student_profile_id":"` + ben + `","class_id":` + class + `}`, emptyNull, viewer},
+			crossClassCall{"get_help_queue_overview", `{"class_id":` + class + `,"help_queue_id":3}`, `{"class_id":` + class + `,"queues":[],"truncated":false}`, viewer},
 		)
 	}
 	return out

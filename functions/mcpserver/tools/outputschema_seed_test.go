@@ -103,6 +103,31 @@ func TestOutputSchemasAcceptSeededResults(t *testing.T) {
 			{userAlice, `{"assignment_id":2,"class_id":1}`}, // empty rubrics
 			{userAlice, `{"assignment_id":5,"class_id":2}`}, // another class: null
 		},
+		"search_submissions": {
+			{userAlice, `{"assignment_id":1,"class_id":1,"include_inactive":true}`}, // scores, regrade requests
+			{userAlice, `{"assignment_id":2,"class_id":1,"include_inactive":true}`}, // pending, group
+			{userAlice, `{"assignment_id":1,"class_id":1,"student_name":"zzz"}`},    // no match
+			{userAlice, `{"assignment_id":5,"class_id":2}`},                         // another class: null
+		},
+		"list_regrade_requests": {
+			{userAlice, `{"class_id":1,"status":"all"}`}, // every state, every optional field
+			{userBea, `{"class_id":2}`},
+			{userGary, `{"class_id":2}`}, // another class: []
+		},
+		"get_grading_progress": {
+			{userAlice, `{"assignment_id":1,"class_id":1}`}, // graders with and without pending work
+			{userGary, `{"assignment_id":1,"class_id":1}`},
+			{userAlice, `{"assignment_id":5,"class_id":2}`}, // another class: null
+		},
+		"get_help_queue_overview": {
+			{userAlice, `{"class_id":1}`}, // assignee, private, group request, an empty queue
+			{userAlice, `{"class_id":2}`}, // none visible
+		},
+		"get_student_overview": {
+			{userAlice, fmt.Sprintf(`{"student_profile_id":%q,"class_id":1,"limit":20}`, sam1)}, // every area, group submission
+			{userAlice, fmt.Sprintf(`{"student_profile_id":%q,"class_id":1}`, pubID(1, 1))},     // staff: no activity
+			{userAlice, `{"student_profile_id":"not-a-profile","class_id":1}`},
+		},
 		"list_student_submissions": {
 			{userAlice, fmt.Sprintf(`{"student_profile_id":%q,"class_id":1,"include_files":true}`, sam1)},
 			{userAlice, fmt.Sprintf(`{"student_profile_id":%q,"class_id":1,"assignment_id":2,"limit":1}`, sam1)},

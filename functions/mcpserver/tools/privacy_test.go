@@ -48,6 +48,8 @@ func privacyCalls(class int) []struct{ tool, args string } {
 		add("search_help_requests", `{"class_id":%d,"assignment_id":%d}`, class, id)
 		add("search_discussion_threads", `{"class_id":%d,"assignment_id":%d}`, class, id)
 		add("get_rubric", `{"assignment_id":%d,"class_id":%d}`, id, class)
+		add("search_submissions", `{"assignment_id":%d,"class_id":%d,"include_inactive":true}`, id, class)
+		add("get_grading_progress", `{"assignment_id":%d,"class_id":%d}`, id, class)
 		for uu := 1; uu <= 9; uu++ {
 			// Public ids, and private ids a client might pass by mistake.
 			add("get_submissions_for_student", `{"student_profile_id":"%s","assignment_id":%d,"class_id":%d,"include_files":true}`, pubID(class, uu), id, class)
@@ -57,8 +59,11 @@ func privacyCalls(class int) []struct{ tool, args string } {
 	for uu := 1; uu <= 9; uu++ {
 		add("list_student_submissions", `{"student_profile_id":"%s","class_id":%d,"include_files":true}`, pubID(class, uu), class)
 		add("list_student_submissions", `{"student_profile_id":"%s","class_id":%d}`, privID(class, uu), class)
+		add("get_student_overview", `{"student_profile_id":"%s","class_id":%d,"limit":20}`, pubID(class, uu), class)
 	}
 	add("search_help_requests", `{"class_id":%d}`, class)
+	add("list_regrade_requests", `{"class_id":%d,"status":"all"}`, class)
+	add("get_help_queue_overview", `{"class_id":%d}`, class)
 	add("search_discussion_threads", `{"class_id":%d}`, class)
 	add("search_discussion_threads", `{"class_id":%d,"search_query":"e"}`, class)
 	return out

@@ -49,7 +49,8 @@ var sdkCatalogue = []string{
 // original's sixteen, then the read tools the original lacks
 // (docs/contract/tools.md §6).
 var negotiatedCatalogue = append(slices.Clone(sdkCatalogue),
-	"get_rubric", "list_student_submissions",
+	"get_rubric", "list_student_submissions", "search_submissions", "list_regrade_requests",
+	"get_grading_progress", "get_help_queue_overview", "get_student_overview",
 )
 
 // sdkCall is one tools/call, with arguments chosen from the seed

@@ -34,6 +34,13 @@ var seedTables = []struct{ table, order string }{
 	{"public.help_request_messages", "id"},
 	{"public.discussion_topics", "id"},
 	{"public.discussion_threads", "id"},
+	{"public.rubrics", "id"},
+	{"public.rubric_parts", "id"},
+	{"public.rubric_criteria", "id"},
+	{"public.rubric_checks", "id"},
+	{"public.submission_reviews", "id"},
+	{"public.review_assignments", "id"},
+	{"public.submission_regrade_requests", "id"},
 	{"public.api_tokens", "id"},
 	{"public.revoked_token_ids", "token_id"},
 }

@@ -39,7 +39,8 @@ var catalogue = []string{
 	"get_submission_files", "list_submission_tests", "get_test_output", "get_submission_build_output",
 	"list_grader_files", "get_grader_files", "list_handout_files", "get_handout_files",
 	"get_submissions_for_student", "get_assignment", "search_help_requests", "search_discussion_threads",
-	"get_rubric", "list_student_submissions",
+	"get_rubric", "list_student_submissions", "search_submissions", "list_regrade_requests",
+	"get_grading_progress", "get_help_queue_overview", "get_student_overview",
 }
 
 // TestPrintedCommandsWork starts the dev environment, takes the commands it
