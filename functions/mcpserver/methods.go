@@ -143,15 +143,24 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 	}()
 	var result any
 	var err error
-	if s.hiddenFrom(cl.version, name) {
+	switch {
+	case s.hiddenFrom(cl.version, name):
 		err = &tools.UnknownToolError{Name: name}
-	} else {
+	case s.isWriteTool(name):
+		result, err = s.callWriteTool(ctx, cl, name, params, args) // writes.go
+	default:
 		result, err = s.callTool(ctx, cl.db, cl.principal.Scopes, name, args)
 	}
 	if err != nil {
 		outcome = toolOutcome(err)
 		code := toolErrorCode(err)
 		log.Info("mcp-server: tool call failed", "tool", name, "duration_ms", time.Since(start).Milliseconds(), "code", code, "error", err)
+		// A refused write (writes.go) is a tool execution error at every
+		// revision that lists the write tools.
+		var rf *tools.RefusedError
+		if errors.As(err, &rf) {
+			return resultResponse(id, eraResult(cl, toolErrorResult(rf.Message)))
+		}
 		if toolInputErrorsAsResults(cl.version) {
 			switch outcome {
 			case OutcomeInvalidParams:
@@ -169,6 +178,18 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 			resp.challenge = s.insufficientScope(name, ms.Scope)
 		}
 		return resp
+	}
+	if pr, ok := result.(*tools.Proposed); ok {
+		if declaresURLElicitation(cl) {
+			body, err := inputRequiredResult(pr)
+			if err != nil {
+				log.Error("mcp-server: encoding input_required result", "tool", name, "error", err)
+				return errorResponse(id, codeServerError, msgInternalError)
+			}
+			outcome = OutcomeOK
+			return resultResponse(id, body)
+		}
+		result = pr.Value
 	}
 	if s.redactor != nil {
 		var n int

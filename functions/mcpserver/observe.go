@@ -61,6 +61,10 @@ func toolOutcome(err error) string {
 	case errors.As(err, &ut):
 		return OutcomeUnknownTool
 	}
+	var rf *tools.RefusedError
+	if errors.As(err, &rf) && !rf.Fault {
+		return OutcomeForbidden
+	}
 	return OutcomeError
 }
 

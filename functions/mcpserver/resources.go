@@ -61,7 +61,7 @@ func newAppsAnswers(structuredList, modernList []byte) (*appsAnswers, error) {
 	if a.toolsListModern, err = toolsListWithUIMeta(modernList); err != nil {
 		return nil, err
 	}
-	if a.discover, err = discoverResult(true); err != nil {
+	if a.discover, err = discoverResult(true, instructions); err != nil {
 		return nil, err
 	}
 	var list []any

@@ -256,11 +256,16 @@ func New(opts Options) (*Server, error) {
 	if s.toolsListResultModern, err = toolsListResultModern(s.tools); err != nil {
 		return nil, fmt.Errorf("mcpserver: encoding tools/list: %w", err)
 	}
-	if s.discoverResult, err = discoverResult(false); err != nil {
+	if s.discoverResult, err = discoverResult(false, instructions); err != nil {
 		return nil, fmt.Errorf("mcpserver: encoding server/discover: %w", err)
 	}
 	if s.apps, err = newAppsAnswers(s.toolsListResultStructured, s.toolsListResultModern); err != nil {
 		return nil, fmt.Errorf("mcpserver: encoding the MCP Apps answers: %w", err)
+	}
+	if s.tools.Writes() {
+		if err = s.useWriteInstructions(); err != nil {
+			return nil, fmt.Errorf("mcpserver: encoding the instructions: %w", err)
+		}
 	}
 	return s, nil
 }

@@ -42,12 +42,18 @@ var postgrestAllowedInFunctions = map[string]bool{
 // exactly that one package; tool handlers and functions/* still never
 // see the key.
 //
+// gateway/approval is part of it for the same reason: it keeps the write
+// tools' pending actions in a table closed to every role but the service
+// role, and checks the approving person itself. The approved write runs
+// as that person through a per-user client, never with the key.
+//
 // deploy/ holds deployment tooling (the Helm post-renderer writes the
 // variable's name into manifests); none of it is linked into the binary.
 var serviceKeyAllowed = []string{
 	"deploy/",
 	"gateway/mcpauth",
 	"gateway/oauthserver",
+	"gateway/approval",
 	"gateway/config",
 	"gateway/cmd/",
 	"gateway/gatewaytest",

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,6 +41,12 @@ func (s *Server) consent(c echo.Context) error {
 		return s.page(c, http.StatusForbidden, "This request was not sent from the consent page", "Pawtograder refused it to protect your account.", "If you were connecting an assistant, go back to its consent page and choose again.")
 	}
 	decision := r.PostForm.Get("decision")
+	if decision == "approve_read" && slices.Contains(p.Scopes, "mcp:write") {
+		// The person grants reading only: the code carries every
+		// requested scope but mcp:write.
+		p.Scopes = slices.DeleteFunc(slices.Clone(p.Scopes), func(s string) bool { return s == "mcp:write" })
+		decision = "approve"
+	}
 	if decision != "approve" && decision != "deny" {
 		s.clearPending(c)
 		return s.page(c, http.StatusBadRequest, "Something went wrong", "Choose Approve or Deny.", "Start connecting again from your assistant.")
@@ -88,6 +95,8 @@ func (s *Server) showConsent(c echo.Context, p *pending) error {
 		Title, ClientName, Account, Lifetime, GrantName, Action, CSRF string
 		Return                                                        returnAddress
 		Scopes                                                        []string
+		// CanWrite offers "Approve read only" when mcp:write is asked for.
+		CanWrite bool
 	}{
 		Title:      "Connect " + p.ClientName,
 		ClientName: p.ClientName,
@@ -98,6 +107,7 @@ func (s *Server) showConsent(c echo.Context, p *pending) error {
 		Action:     s.endpoint("/consent"),
 		CSRF:       s.csrfToken(p),
 		Scopes:     scopes,
+		CanWrite:   slices.Contains(p.Scopes, "mcp:write"),
 	}
 	if data.Account == "" {
 		data.Account = "user " + p.UserID

@@ -99,5 +99,5 @@ func providerName(id string) string {
 // scopeDescriptions say what each scope lets the client do, in plain words.
 var scopeDescriptions = map[string]string{
 	"mcp:read":  "Read what you can see in Pawtograder's courses as an instructor or grader: assignments, submissions, test results, help requests and discussions (the MCP server's tools)",
-	"mcp:write": "Use MCP tools that change data on your behalf, if the server offers any (today it offers none)",
+	"mcp:write": "Propose replies to help requests and discussion threads and help request status changes; nothing is written until you approve each one yourself on a Pawtograder page (choose “Approve read only” to grant reading alone)",
 }

@@ -24,6 +24,11 @@ func catalogue() []*Tool {
 		// Listed only from revision 2025-06-18 (Tool.NegotiatedOnly).
 		&getRubricTool,
 		&listStudentSubmissionsTool,
+		&searchSubmissionsTool,
+		&listRegradeRequestsTool,
+		&getGradingProgressTool,
+		&getHelpQueueOverviewTool,
+		&getStudentOverviewTool,
 	}
 }
 

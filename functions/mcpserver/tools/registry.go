@@ -55,6 +55,10 @@ type Tool struct {
 	// only from revision 2025-06-18, so the drop-in catalogue and those of
 	// 2024-11-05 and 2025-03-26 stay the original's.
 	NegotiatedOnly bool
+	// Write marks a write tool (writes.go): listed only when the registry
+	// has Approvals, annotated as neither read-only nor idempotent;
+	// Destructive sets its destructiveHint.
+	Write, Destructive bool
 }
 
 // NegotiatedDescription is the description listed from revision 2025-06-18.
@@ -69,6 +73,16 @@ func (t *Tool) NegotiatedDescription() string {
 // later): every tool only reads, so each is read-only, non-destructive and
 // idempotent; only the repository tools reach an open world (GitHub).
 func (t *Tool) Annotations() *jsjson.Object {
+	if t.Write {
+		// A write changes Pawtograder's own data only, and every call
+		// proposes a new action, so none is idempotent.
+		return jsjson.NewObject(5).
+			Set("title", t.Title).
+			Set("readOnlyHint", false).
+			Set("destructiveHint", t.Destructive).
+			Set("idempotentHint", false).
+			Set("openWorldHint", false)
+	}
 	return jsjson.NewObject(5).
 		Set("title", t.Title).
 		Set("readOnlyHint", true).
@@ -102,6 +116,9 @@ type Options struct {
 	// Repos reads grader and handout repositories from GitHub; nil makes
 	// the four repository tools answer their empty result.
 	Repos *repofiles.Client
+	// Approvals stores the write tools' pending actions; nil (the default,
+	// GATEWAY_WRITE_TOOLS=off) leaves the write tools out of the catalogue.
+	Approvals Approvals
 }
 
 // Registry is the tool catalogue plus the state tools share across calls.
@@ -112,16 +129,22 @@ type Registry struct {
 	now    func() time.Time
 	caches *caches
 	repos  *repofiles.Client
+	// approvals is Options.Approvals (nil: no write tools).
+	approvals Approvals
 }
 
 // New returns the registry with every tool of the catalogue.
 func New(opts Options) *Registry {
 	r := &Registry{
-		tools:  catalogue(),
-		byName: map[string]*Tool{},
-		logger: opts.Logger,
-		now:    opts.Now,
-		repos:  opts.Repos,
+		byName:    map[string]*Tool{},
+		logger:    opts.Logger,
+		now:       opts.Now,
+		repos:     opts.Repos,
+		approvals: opts.Approvals,
+	}
+	r.tools = catalogue()
+	if r.approvals != nil {
+		r.tools = append(r.tools, writeCatalogue()...)
 	}
 	if r.logger == nil {
 		r.logger = slog.New(slog.DiscardHandler)

@@ -20,6 +20,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/functions/mcptokens"
 	"github.com/pawtograder/mcp-gateway/gateway"
 	"github.com/pawtograder/mcp-gateway/gateway/apierror"
+	"github.com/pawtograder/mcp-gateway/gateway/approval"
 	"github.com/pawtograder/mcp-gateway/gateway/config"
 	"github.com/pawtograder/mcp-gateway/gateway/issuer"
 	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
@@ -154,7 +155,7 @@ func (s meteredSessions) GetUser(ctx context.Context, token string) (*mcpauth.Su
 // missing function secret is reported at request time, as the original
 // does; one that is set but malformed stops start-up here.
 func buildFunctions(cfg config.Config, log *slog.Logger, audit *slog.Logger) (*wiring, error) {
-	w := &wiring{metrics: newMetrics()}
+	w := &wiring{metrics: newMetrics(writeToolNames(cfg)...)}
 	up := buildUpstreams(cfg, newUpstreamTransport(), w.metrics)
 	front, err := buildOAuth(cfg, log, up)
 	if err != nil {
@@ -187,20 +188,24 @@ func buildFunctions(cfg config.Config, log *slog.Logger, audit *slog.Logger) (*w
 		mountMCPServerOff(w, mountIssuer)
 		return w, nil
 	}
-	server, err := buildMCPServer(cfg, log, audit, auth, users, front, w.metrics)
+	approvals, err := buildApprovals(cfg, log, audit, up, users, w.metrics) // writes.go; nil when off
 	if err != nil {
 		return nil, err
 	}
-	mountMCPServer(w, log, server, front, mountIssuer)
+	server, err := buildMCPServer(cfg, log, audit, auth, users, front, w.metrics, approvals)
+	if err != nil {
+		return nil, err
+	}
+	mountMCPServer(w, log, server, front, mountIssuer, approvals)
 	return w, nil
 }
 
 // newMetrics registers the gateway's series with the label values they
 // may take.
-func newMetrics() *metrics.Metrics {
+func newMetrics(extraTools ...string) *metrics.Metrics {
 	return metrics.New(metrics.Options{
 		Functions: []string{slugMCPServer, slugMCPTokens},
-		Tools:     tools.Names(),
+		Tools:     append(tools.Names(), extraTools...),
 		Tables:    knownTables,
 	})
 }
@@ -380,7 +385,7 @@ func mountMCPServerOff(w *wiring, mountIssuer func(*echo.Group)) {
 }
 
 // buildMCPServer builds mcp-server with its tools and their GitHub client.
-func buildMCPServer(cfg config.Config, log *slog.Logger, audit *slog.Logger, auth *mcpauth.Authenticator, users *userdb.Factory, front oauthFront, m *metrics.Metrics) (*mcpserver.Server, error) {
+func buildMCPServer(cfg config.Config, log *slog.Logger, audit *slog.Logger, auth *mcpauth.Authenticator, users *userdb.Factory, front oauthFront, m *metrics.Metrics, approvals *approval.Service) (*mcpserver.Server, error) {
 	repos, err := repofiles.New(repofiles.Options{
 		AppID:         cfg.GitHubAppID,
 		PrivateKeyPEM: cfg.GitHubPrivateKey,
@@ -402,7 +407,7 @@ func buildMCPServer(cfg config.Config, log *slog.Logger, audit *slog.Logger, aut
 	return mcpserver.New(mcpserver.Options{
 		Auth:                meteredAuth{auth, m},
 		Users:               users,
-		Tools:               tools.New(tools.Options{Repos: repos, Logger: log}),
+		Tools:               tools.New(toolOptions(repos, log, approvals)),
 		EdgeFunctionsURL:    cfg.EdgeFunctionsURL,
 		MaxStreams:          unlimitedAsMax(cfg.MaxStreams),
 		MaxStreamsPerToken:  unlimitedAsMax(cfg.MaxStreamsPerToken),
@@ -430,8 +435,11 @@ func unlimitedAsMax(n int) int {
 
 // mountMCPServer mounts mcp-server with its OAuth metadata, authorization
 // server and issuer documents, and closes its streams on shutdown.
-func mountMCPServer(w *wiring, log *slog.Logger, server *mcpserver.Server, front oauthFront, mountIssuer func(*echo.Group)) {
+func mountMCPServer(w *wiring, log *slog.Logger, server *mcpserver.Server, front oauthFront, mountIssuer func(*echo.Group), approvals *approval.Service) {
 	w.functions = append(w.functions, gateway.Function{Slug: slugMCPServer, Register: func(g *echo.Group) {
+		if approvals != nil {
+			approvals.Register(g)
+		}
 		if front.meta != nil {
 			g.Any(protectedresource.WellKnownPath, front.meta.Serve)
 		}

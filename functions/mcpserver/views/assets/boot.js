@@ -37,6 +37,18 @@
       else review.fromSubmission(value);
     } else if (view === "help") {
       renderHelp(root, value, args);
+    } else if (view === "queues") {
+      renderQueues(root, value);
+    } else if (view === "grading") {
+      var progress = { progress: value, assignment: null };
+      var ids = isObject(value) ? value : args;
+      progress.assignmentId = ids.assignment_id;
+      renderGrading(root, progress);
+      if (ids.assignment_id !== undefined && ids.class_id !== undefined) {
+        bridge.callTool("get_assignment", { assignment_id: ids.assignment_id, class_id: ids.class_id }).then(function (a) {
+          progress.assignment = a; renderGrading(root, progress);
+        }, function (e) { progress.assignmentStatus = "Could not load the assignment: " + e.message; renderGrading(root, progress); });
+      }
     } else if (view === "assignment") {
       var state = { assignment: null, subs: null };
       if (Array.isArray(value)) {

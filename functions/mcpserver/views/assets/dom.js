@@ -69,4 +69,7 @@ function passed(t) {
     Number(t.score) >= Number(t.max_score);
 }
 
+// count is a tool's count, 0 when it is missing or not a number.
+function count(n) { return typeof n === "number" && isFinite(n) ? n : 0; }
+
 function isObject(v) { return v !== null && typeof v === "object" && !Array.isArray(v); }

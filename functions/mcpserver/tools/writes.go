@@ -1,0 +1,632 @@
+package tools
+
+// The write tools (docs/writes.md): reply_to_help_request,
+// set_help_request_status and reply_to_discussion_thread. None of them
+// writes. A call validates its arguments, checks as the caller (reading
+// only, under row-level security) that the target exists and that the
+// caller is staff of the class, builds the exact preview and the one write
+// an approval will perform, and stores a pending action through
+// Approvals. The answer is the preview and the approval link; the person
+// approves on the gateway's page, which performs the write as them. The
+// same tool called with action_id reports the action's state.
+//
+// What each write sets is what Pawtograder's web app sets for the same
+// action (pawtograder/platform): a help request message as
+// hooks/useRealtimeChat.tsx creates it, the queue buttons' status changes
+// of components/help-queue/help-request-chat.tsx, and a thread reply as
+// app/course/[course_id]/discussion/discussion_thread.tsx creates it, each
+// authored by the caller's private profile in the class (the web app's
+// default; its anonymous mode, the public profile, is not offered).
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
+	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
+)
+
+// Bounds of the texts a write carries.
+const (
+	maxMessageRunes = 8000
+	maxActionIDLen  = 64
+)
+
+// helpStatuses are the statuses set_help_request_status may set.
+var helpStatuses = []string{"in_progress", "resolved", "closed"}
+
+// resolutionStatuses are help_request_resolution_status's values.
+var resolutionStatuses = []string{"self_solved", "staff_helped", "peer_helped", "no_time", "other"}
+
+// writeResultSchema is the value every write tool returns.
+const writeResultSchema = `{
+	"type": "object",
+	"properties": {
+		"action_id": {"type": "string"},
+		"state": {"type": "string", "enum": ["pending", "approved", "rejected", "expired", "failed"]},
+		"approval_url": {"type": "string"},
+		"expires_at": {"type": "string"},
+		"written_row_id": {"type": "string"},
+		"failure": {"type": "string"},
+		"preview": {"type": "object"},
+		"next_step": {"type": "string"}
+	},
+	"required": ["action_id", "state", "next_step"]
+}`
+
+func writeSchemas() (output, value *jsjson.Object) {
+	return jsjson.NewObject(3).
+			Set("type", "object").
+			Set("properties", jsjson.NewObject(1).Set("result", mustSchema(writeResultSchema))).
+			Set("required", []any{"result"}),
+		mustSchema(writeResultSchema)
+}
+
+var replyToHelpRequestTool = writeTool(Tool{
+	Name:    "reply_to_help_request",
+	Title:   "Reply to help request",
+	Summary: "Proposes a message in a help request's chat, posted as you once you approve it on the page whose link the result gives; nothing is written before. Call again with only action_id to learn whether it was approved, rejected or expired.",
+	InputSchema: mustSchema(`{
+		"type": "object",
+		"properties": {
+			"class_id": {"type": "number", "description": "The class ID of the help request"},
+			"help_request_id": {"type": "number", "description": "The help request to reply to"},
+			"message": {"type": "string", "description": "The message to post, as you"},
+			"staff_only": {"type": "boolean", "description": "Visible only to the class's instructors and graders", "default": false},
+			"action_id": {"type": "string", "description": "Instead of proposing: the action_id of an earlier proposal, to learn its state"}
+		}
+	}`),
+	Handler: replyToHelpRequest,
+})
+
+var setHelpRequestStatusTool = writeTool(Tool{
+	Name:    "set_help_request_status",
+	Title:   "Set help request status",
+	Summary: "Proposes a help request status change (in_progress assigns the request to you; resolved and closed record you as resolver), made once you approve it on the page whose link the result gives; nothing is changed before. Call again with only action_id to learn its state.",
+	InputSchema: mustSchema(`{
+		"type": "object",
+		"properties": {
+			"class_id": {"type": "number", "description": "The class ID of the help request"},
+			"help_request_id": {"type": "number", "description": "The help request to change"},
+			"status": {"type": "string", "enum": ["in_progress", "resolved", "closed"], "description": "The new status"},
+			"resolution": {"type": "string", "enum": ["self_solved", "staff_helped", "peer_helped", "no_time", "other"], "description": "How it was resolved (only with resolved or closed)"},
+			"action_id": {"type": "string", "description": "Instead of proposing: the action_id of an earlier proposal, to learn its state"}
+		}
+	}`),
+	Handler:     setHelpRequestStatus,
+	Destructive: true,
+})
+
+var replyToDiscussionThreadTool = writeTool(Tool{
+	Name:    "reply_to_discussion_thread",
+	Title:   "Reply to discussion thread",
+	Summary: "Proposes a reply in a discussion thread, posted as you once you approve it on the page whose link the result gives; nothing is written before. Call again with only action_id to learn its state.",
+	InputSchema: mustSchema(`{
+		"type": "object",
+		"properties": {
+			"class_id": {"type": "number", "description": "The class ID of the thread"},
+			"thread_id": {"type": "number", "description": "The thread (or reply) to reply to"},
+			"body": {"type": "string", "description": "The reply, as you"},
+			"staff_only": {"type": "boolean", "description": "Visible only to staff and the thread's poster (a staff-only thread's replies always are)", "default": false},
+			"action_id": {"type": "string", "description": "Instead of proposing: the action_id of an earlier proposal, to learn its state"}
+		}
+	}`),
+	Handler: replyToDiscussionThread,
+})
+
+// writeCatalogue lists the write tools in tools/list order, after the
+// catalogue's: listed only from revision 2025-06-18 and only with
+// Options.Approvals (GATEWAY_WRITE_TOOLS=on).
+func writeCatalogue() []*Tool {
+	return []*Tool{&replyToHelpRequestTool, &setHelpRequestStatusTool, &replyToDiscussionThreadTool}
+}
+
+// WriteNames lists the write tools' names, for bounded metric labels.
+func WriteNames() []string {
+	all := writeCatalogue()
+	names := make([]string, len(all))
+	for i, t := range all {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// writeTool completes a write tool's declaration.
+func writeTool(t Tool) Tool {
+	t.Description = t.Summary
+	t.Scope = ScopeWrite
+	t.Write = true
+	t.NegotiatedOnly = true
+	t.OutputSchema, t.ValueSchema = writeSchemas()
+	return t
+}
+
+// RefusedError is a write the caller may not make, or arguments that
+// cannot be acted on; the transport answers it as a tool execution error
+// (isError) with Message.
+type RefusedError struct {
+	Message string
+	// Fault marks a failure of the server or upstream rather than of the
+	// request (counted as an error, not a refusal).
+	Fault bool
+}
+
+func (e *RefusedError) Error() string { return e.Message }
+
+// errReadFailed is the answer when a check could not read Pawtograder.
+var errReadFailed = &RefusedError{Message: "Pawtograder could not be read just now; nothing was proposed. Try again.", Fault: true}
+
+func refused(format string, a ...any) error { return &RefusedError{Message: fmt.Sprintf(format, a...)} }
+
+func missingArg(tool, name string) error {
+	return &InvalidParamsError{Message: fmt.Sprintf("Invalid params: missing required argument '%s' for tool %s", name, tool)}
+}
+
+// idArg reads a positive whole-number id argument.
+func idArg(args *jsjson.Object, tool, name string) (int64, error) {
+	v, ok := args.Number(name)
+	if !ok {
+		return 0, missingArg(tool, name)
+	}
+	if v < 1 || v > 1<<53 || v != math.Trunc(v) {
+		return 0, &InvalidParamsError{Message: fmt.Sprintf("Invalid params: argument '%s' of tool %s must be a positive whole number", name, tool)}
+	}
+	return int64(v), nil
+}
+
+// textArg reads a required, non-blank, bounded text argument.
+func textArg(args *jsjson.Object, tool, name string) (string, error) {
+	s, ok := args.String(name)
+	if !ok {
+		return "", missingArg(tool, name)
+	}
+	if strings.TrimSpace(s) == "" {
+		return "", &InvalidParamsError{Message: fmt.Sprintf("Invalid params: argument '%s' of tool %s must not be empty", name, tool)}
+	}
+	if !utf8.ValidString(s) || utf8.RuneCountInString(s) > maxMessageRunes {
+		return "", &InvalidParamsError{Message: fmt.Sprintf("Invalid params: argument '%s' of tool %s must be at most %d characters", name, tool, maxMessageRunes)}
+	}
+	return s, nil
+}
+
+func boolArg(args *jsjson.Object, name string) bool {
+	v, _ := args.Get(name)
+	b, _ := v.(bool)
+	return b
+}
+
+// staffMember is the caller's enrolment in the class, when staff.
+type staffMember struct {
+	privateProfileID string
+	name             string
+	role             string
+}
+
+// requireStaff returns the caller's staff enrolment in classID, read as
+// the caller, or the refusal for a student or a non-member.
+func requireStaff(ctx context.Context, c *Call, tool string, classID int64) (*staffMember, error) {
+	raw, err := c.DB.From("user_roles").
+		Select("role, private_profile_id, profiles!user_roles_private_profile_id_fkey(name)").
+		Eq("user_id", c.DB.UserID()).
+		Eq("class_id", writeIDString(classID)).
+		Eq("disabled", "false").
+		Rows(ctx)
+	rows, ok := c.pgRows(ctx, raw, err)
+	if !ok {
+		return nil, errReadFailed
+	}
+	student := false
+	for _, r := range rows {
+		role, _ := r.String("role")
+		switch role {
+		case "instructor", "grader":
+			priv, _ := r.String("private_profile_id")
+			name, _ := embeddedName(r).(string)
+			if name == "" {
+				name = "your profile"
+			}
+			return &staffMember{privateProfileID: priv, name: name, role: role}, nil
+		case "student":
+			student = true
+		}
+	}
+	if student {
+		return nil, refused("%s is for instructors and graders; you are a student in class %d, so nothing can be written there for you.", tool, classID)
+	}
+	return nil, refused("You are not an instructor or grader in class %d, so nothing can be written there for you.", classID)
+}
+
+// writeCaller returns the call's caller; a transport that sets none is a
+// wiring fault.
+func writeCaller(ctx context.Context) (Caller, error) {
+	cl, ok := CallerFrom(ctx)
+	if !ok {
+		return Caller{}, fmt.Errorf("tools: write tool called without a caller")
+	}
+	return cl, nil
+}
+
+// actionState answers a call with action_id: the state of the caller's
+// own earlier proposal of this tool.
+func actionState(ctx context.Context, c *Call, tool string) (any, bool, error) {
+	v, present := c.Args.Get("action_id")
+	if !present || v == nil {
+		return nil, false, nil
+	}
+	id, ok := v.(string)
+	if !ok || id == "" || len(id) > maxActionIDLen {
+		return nil, true, &InvalidParamsError{Message: fmt.Sprintf("Invalid params: argument 'action_id' of tool %s must be the action_id an earlier call returned", tool)}
+	}
+	cl, err := writeCaller(ctx)
+	if err != nil {
+		return nil, true, err
+	}
+	st, err := c.reg.approvals.State(ctx, cl.UserID, id)
+	if err != nil {
+		return nil, true, err
+	}
+	if st.Tool != tool {
+		return nil, true, ErrNoAction
+	}
+	return StateValue(st), true, nil
+}
+
+// propose stores the proposal and returns the tool's answer.
+func propose(ctx context.Context, c *Call, tool string, classID int64, args map[string]any, pv Preview) (any, error) {
+	cl, err := writeCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	canon, digest, err := canonicalArguments(args)
+	if err != nil {
+		return nil, err
+	}
+	st, err := c.reg.approvals.Propose(ctx, Proposal{Caller: cl, ClassID: classID, Tool: tool, Arguments: canon, Digest: digest, Preview: pv})
+	if err != nil {
+		return nil, err
+	}
+	return &Proposed{Value: StateValue(st), URL: st.ApprovalURL, RequestState: st.RequestState,
+		Message: "Review and approve or reject: " + pv.Action}, nil
+}
+
+// Proposed is a write tool's answer to a new proposal: Value is the
+// result, and URL and RequestState let a 2026-07-28 client that supports
+// URL-mode elicitation be asked to open the approval page instead
+// (input_required).
+type Proposed struct {
+	Value        *jsjson.Object
+	URL          string
+	Message      string
+	RequestState string
+}
+
+// StateValue is a write tool's result for st: the state, the link while
+// pending, the written row's id once approved, the preview (its
+// student-authored text stripped of invisible characters) when just
+// proposed, and what the model should do next.
+func StateValue(st *ActionState) *jsjson.Object {
+	o := jsjson.NewObject(8).Set("action_id", st.ActionID).Set("state", st.State)
+	if st.State == StatePending && st.ApprovalURL != "" {
+		o.Set("approval_url", st.ApprovalURL)
+	}
+	if !st.ExpiresAt.IsZero() {
+		o.Set("expires_at", st.ExpiresAt.UTC().Format(time.RFC3339))
+	}
+	if st.RowID != "" {
+		o.Set("written_row_id", st.RowID)
+	}
+	if st.Failure != "" {
+		o.Set("failure", st.Failure)
+	}
+	if st.Preview != nil {
+		o.Set("preview", previewValue(st.Preview))
+	}
+	var next string
+	switch st.State {
+	case StatePending:
+		next = "Nothing has been written. Give the person approval_url: they sign in there, review this preview and approve or reject it (within 10 minutes). Then call " + st.Tool + " with only action_id to learn the outcome."
+	case StateApproved:
+		if st.RowID != "" {
+			next = "The person approved it and it was written (row " + st.RowID + ")."
+		} else {
+			next = "The person approved it; the write is in progress. Ask again shortly."
+		}
+	case StateRejected:
+		next = "The person rejected it; nothing was written. Do not propose it again unless they ask."
+	case StateExpired:
+		next = "Nobody approved it within 10 minutes; nothing was written. Propose it again if the person still wants it."
+	default:
+		next = "Nothing was written."
+	}
+	return o.Set("next_step", next)
+}
+
+// previewValue is a preview as a tool result shows it.
+func previewValue(p *Preview) *jsjson.Object {
+	fields := make([]any, 0, len(p.Fields))
+	for _, f := range p.Fields {
+		text := f.Text
+		if f.StudentAuthored {
+			text = StripInvisible(text)
+		}
+		fields = append(fields, jsjson.NewObject(3).Set("label", f.Label).Set("text", text).Set("student_authored", f.StudentAuthored))
+	}
+	return jsjson.NewObject(5).
+		Set("action", p.Action).
+		Set("as", p.As).
+		Set("where", p.Where).
+		Set("visibility", p.Visibility).
+		Set("fields", fields)
+}
+
+// IsInvisible reports whether r is a character that renders as nothing
+// yet can carry text: the Unicode format characters (category Cf: zero
+// widths, bidirectional controls and isolates, the BOM, tag characters)
+// and the variation selectors.
+func IsInvisible(r rune) bool {
+	return unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Variation_Selector, r)
+}
+
+// StripInvisible removes IsInvisible characters from s.
+func StripInvisible(s string) string {
+	if strings.IndexFunc(s, IsInvisible) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if IsInvisible(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// excerpt shortens student-written text for a preview's context line.
+func excerpt(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// helpTarget reads the help request as the caller.
+func helpTarget(ctx context.Context, c *Call, classID, requestID int64) (*jsjson.Object, error) {
+	raw, err := c.DB.From("help_requests").
+		Select("id, request, status, is_private, help_queues(name)").
+		Eq("id", writeIDString(requestID)).
+		Eq("class_id", writeIDString(classID)).
+		MaybeSingle(ctx)
+	if err != nil && !postgrest.IsNoRows(err) {
+		c.logQueryFailure(ctx, err)
+		return nil, errReadFailed
+	}
+	row := c.pgObject(ctx, raw, err)
+	if row == nil {
+		return nil, refused("Help request %d was not found in class %d.", requestID, classID)
+	}
+	return row, nil
+}
+
+func writeQueueName(row *jsjson.Object) string {
+	q, _ := row.Object("help_queues")
+	if n, ok := q.String("name"); ok && n != "" {
+		return n
+	}
+	return unknownQueue
+}
+
+func replyToHelpRequest(ctx context.Context, c *Call) (any, error) {
+	const tool = "reply_to_help_request"
+	if v, ok, err := actionState(ctx, c, tool); ok {
+		return v, err
+	}
+	classID, err := idArg(c.Args, tool, "class_id")
+	if err != nil {
+		return nil, err
+	}
+	requestID, err := idArg(c.Args, tool, "help_request_id")
+	if err != nil {
+		return nil, err
+	}
+	message, err := textArg(c.Args, tool, "message")
+	if err != nil {
+		return nil, err
+	}
+	staffOnly := boolArg(c.Args, "staff_only")
+	me, err := requireStaff(ctx, c, tool, classID)
+	if err != nil {
+		return nil, err
+	}
+	hr, err := helpTarget(ctx, c, classID, requestID)
+	if err != nil {
+		return nil, err
+	}
+	request, _ := hr.String("request")
+	private, _ := hr.Value("is_private").(bool)
+	visibility := "Everyone who can see this help request: its students and the class's instructors and graders"
+	if !private {
+		visibility = "Everyone who can see this help request: it is public to the class, so every student of class " + writeIDString(classID) + ", and the class's instructors and graders"
+	}
+	if staffOnly {
+		visibility = "Staff only: the class's instructors and graders (the message is marked instructors_only)"
+	}
+	pv := Preview{
+		Action:     fmt.Sprintf("Post a message in the chat of help request #%d", requestID),
+		As:         fmt.Sprintf("%s (%s of class %d)", me.name, me.role, classID),
+		Where:      fmt.Sprintf("Help request #%d in queue %q of class %d", requestID, writeQueueName(hr), classID),
+		Visibility: visibility,
+		Fields: []PreviewField{
+			{Label: "The student's request", Text: excerpt(request, 500), StudentAuthored: true},
+			{Label: "Your message", Text: message},
+		},
+		Write: WritePlan{Table: "help_request_messages", Op: "insert", Values: map[string]any{
+			"help_request_id": requestID, "class_id": classID, "author": me.privateProfileID,
+			"message": message, "instructors_only": staffOnly, "reply_to_message_id": nil,
+		}},
+	}
+	args := map[string]any{"class_id": classID, "help_request_id": requestID, "message": message, "staff_only": staffOnly}
+	return propose(ctx, c, tool, classID, args, pv)
+}
+
+func setHelpRequestStatus(ctx context.Context, c *Call) (any, error) {
+	const tool = "set_help_request_status"
+	if v, ok, err := actionState(ctx, c, tool); ok {
+		return v, err
+	}
+	classID, err := idArg(c.Args, tool, "class_id")
+	if err != nil {
+		return nil, err
+	}
+	requestID, err := idArg(c.Args, tool, "help_request_id")
+	if err != nil {
+		return nil, err
+	}
+	status, ok := c.Args.String("status")
+	if !ok {
+		return nil, missingArg(tool, "status")
+	}
+	if !contains(helpStatuses, status) {
+		return nil, &InvalidParamsError{Message: fmt.Sprintf("Invalid params: argument 'status' of tool %s must be one of %s", tool, strings.Join(helpStatuses, ", "))}
+	}
+	resolution, hasResolution := c.Args.String("resolution")
+	if v, present := c.Args.Get("resolution"); present && v != nil && !hasResolution || hasResolution && !contains(resolutionStatuses, resolution) {
+		return nil, &InvalidParamsError{Message: fmt.Sprintf("Invalid params: argument 'resolution' of tool %s must be one of %s", tool, strings.Join(resolutionStatuses, ", "))}
+	}
+	if hasResolution && status == "in_progress" {
+		return nil, &InvalidParamsError{Message: fmt.Sprintf("Invalid params: argument 'resolution' of tool %s goes only with status resolved or closed", tool)}
+	}
+	me, err := requireStaff(ctx, c, tool, classID)
+	if err != nil {
+		return nil, err
+	}
+	hr, err := helpTarget(ctx, c, classID, requestID)
+	if err != nil {
+		return nil, err
+	}
+	current, _ := hr.String("status")
+	if current == status {
+		return nil, refused("Help request %d is already %s.", requestID, strings.ReplaceAll(status, "_", " "))
+	}
+	request, _ := hr.String("request")
+	values := map[string]any{"status": status}
+	var now []string
+	change := fmt.Sprintf("Status %s → %s", current, status)
+	switch status {
+	case "in_progress":
+		values["assignee"] = me.privateProfileID
+		change += "; assigned to you"
+	default:
+		values["resolved_by"] = me.privateProfileID
+		now = []string{"resolved_at"}
+		change += "; you are recorded as resolving it, at the time you approve"
+		if hasResolution {
+			values["resolution_status"] = resolution
+			change += "; resolution " + resolution
+		}
+	}
+	pv := Preview{
+		Action:     fmt.Sprintf("Change the status of help request #%d to %s", requestID, status),
+		As:         fmt.Sprintf("%s (%s of class %d)", me.name, me.role, classID),
+		Where:      fmt.Sprintf("Help request #%d in queue %q of class %d", requestID, writeQueueName(hr), classID),
+		Visibility: "Everyone who can see this help request sees its status in the queue",
+		Fields: []PreviewField{
+			{Label: "The student's request", Text: excerpt(request, 500), StudentAuthored: true},
+			{Label: "The change", Text: change},
+		},
+		Write: WritePlan{Table: "help_requests", Op: "update",
+			Match:  map[string]string{"id": writeIDString(requestID), "class_id": writeIDString(classID)},
+			Values: values, Now: now},
+	}
+	args := map[string]any{"class_id": classID, "help_request_id": requestID, "status": status}
+	if hasResolution {
+		args["resolution"] = resolution
+	}
+	return propose(ctx, c, tool, classID, args, pv)
+}
+
+func replyToDiscussionThread(ctx context.Context, c *Call) (any, error) {
+	const tool = "reply_to_discussion_thread"
+	if v, ok, err := actionState(ctx, c, tool); ok {
+		return v, err
+	}
+	classID, err := idArg(c.Args, tool, "class_id")
+	if err != nil {
+		return nil, err
+	}
+	threadID, err := idArg(c.Args, tool, "thread_id")
+	if err != nil {
+		return nil, err
+	}
+	body, err := textArg(c.Args, tool, "body")
+	if err != nil {
+		return nil, err
+	}
+	staffOnly := boolArg(c.Args, "staff_only")
+	me, err := requireStaff(ctx, c, tool, classID)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := c.DB.From("discussion_threads").
+		Select("id, subject, body, root, topic_id, instructors_only, draft").
+		Eq("id", writeIDString(threadID)).
+		Eq("class_id", writeIDString(classID)).
+		MaybeSingle(ctx)
+	if err != nil && !postgrest.IsNoRows(err) {
+		c.logQueryFailure(ctx, err)
+		return nil, errReadFailed
+	}
+	th := c.pgObject(ctx, raw, err)
+	if th == nil {
+		return nil, refused("Discussion thread %d was not found in class %d.", threadID, classID)
+	}
+	if d, _ := th.Value("draft").(bool); d {
+		return nil, refused("Discussion thread %d is a draft; replies go to published threads only.", threadID)
+	}
+	subject, _ := th.String("subject")
+	threadBody, _ := th.String("body")
+	root := th.Value("root")
+	if root == nil {
+		root = float64(threadID)
+	}
+	topic := th.Value("topic_id")
+	threadStaffOnly, _ := th.Value("instructors_only").(bool)
+	instructorsOnly := threadStaffOnly || staffOnly
+	visibility := "Everyone in class " + writeIDString(classID)
+	if instructorsOnly {
+		visibility = "Staff only: the class's instructors and graders, and the thread's poster"
+		if threadStaffOnly {
+			visibility += " (the thread is staff only, so its replies are too)"
+		}
+	}
+	pv := Preview{
+		Action:     fmt.Sprintf("Post a reply in discussion thread #%d", threadID),
+		As:         fmt.Sprintf("%s (%s of class %d)", me.name, me.role, classID),
+		Where:      fmt.Sprintf("Discussion thread #%d of class %d", threadID, classID),
+		Visibility: visibility,
+		Fields: []PreviewField{
+			{Label: "The thread's subject", Text: excerpt(subject, 200), StudentAuthored: true},
+			{Label: "The post you reply to", Text: excerpt(threadBody, 500), StudentAuthored: true},
+			{Label: "Your reply", Text: body},
+		},
+		Write: WritePlan{Table: "discussion_threads", Op: "insert", Values: map[string]any{
+			"subject": "Re: " + subject, "parent": threadID, "root": root, "topic_id": topic,
+			"instructors_only": instructorsOnly, "class_id": classID, "author": me.privateProfileID, "body": body,
+		}},
+	}
+	args := map[string]any{"class_id": classID, "thread_id": threadID, "body": body, "staff_only": staffOnly}
+	return propose(ctx, c, tool, classID, args, pv)
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

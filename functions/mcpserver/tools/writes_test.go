@@ -1,0 +1,288 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
+)
+
+// fakeApprovals records proposals and answers them as pending.
+type fakeApprovals struct{ proposals []Proposal }
+
+func (f *fakeApprovals) Propose(_ context.Context, p Proposal) (*ActionState, error) {
+	f.proposals = append(f.proposals, p)
+	return &ActionState{ActionID: fmt.Sprint("action-", len(f.proposals)), Tool: p.Tool, State: StatePending,
+		ApprovalURL: "https://gateway.test/approve/x", ExpiresAt: time.Date(2026, 1, 1, 0, 10, 0, 0, time.UTC),
+		Preview: &p.Preview, RequestState: "sealed"}, nil
+}
+
+func (f *fakeApprovals) State(_ context.Context, userID, id string) (*ActionState, error) {
+	if id != "action-1" || userID != userAlice {
+		return nil, ErrNoAction
+	}
+	return &ActionState{ActionID: id, Tool: "reply_to_help_request", State: StateApproved, RowID: "42"}, nil
+}
+
+func (f *fakeApprovals) Resume(context.Context, string, string, string) (*ActionState, error) {
+	return nil, ErrNoAction
+}
+
+var writeToolNames = []string{"reply_to_help_request", "set_help_request_status", "reply_to_discussion_thread"}
+
+func TestWriteToolsOnlyWithApprovals(t *testing.T) {
+	names := func(r *Registry) (out []string) {
+		for _, tl := range r.Tools() {
+			if tl.Write {
+				out = append(out, tl.Name)
+			}
+		}
+		return out
+	}
+	if got := names(New(Options{})); len(got) != 0 {
+		t.Errorf("without Approvals the catalogue lists write tools %v", got)
+	}
+	if _, ok := New(Options{}).Lookup("reply_to_help_request"); ok {
+		t.Errorf("without Approvals a write tool can be looked up")
+	}
+	reg := New(Options{Approvals: &fakeApprovals{}})
+	if diff := cmp.Diff(writeToolNames, names(reg)); diff != "" {
+		t.Errorf("write tools (-want +got):\n%s", diff)
+	}
+	want := map[string]string{
+		"reply_to_help_request":      `{"title":"Reply to help request","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}`,
+		"set_help_request_status":    `{"title":"Set help request status","readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":false}`,
+		"reply_to_discussion_thread": `{"title":"Reply to discussion thread","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}`,
+	}
+	for name, w := range want {
+		tl, _ := reg.Lookup(name)
+		b, err := jsjson.Marshal(tl.Annotations())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != w {
+			t.Errorf("%s annotations: got %s, want %s", name, b, w)
+		}
+		if tl.Scope != ScopeWrite || !tl.NegotiatedOnly || tl.OutputSchema == nil || tl.ValueSchema == nil {
+			t.Errorf("%s: scope %q, negotiated only %v, schemas %v %v", name, tl.Scope, tl.NegotiatedOnly, tl.OutputSchema != nil, tl.ValueSchema != nil)
+		}
+	}
+}
+
+// callWrite runs a write tool as userID and returns its value or error.
+func callWrite(t *testing.T, reg *Registry, userID, name, argsJSON string) (any, error) {
+	t.Helper()
+	db, _ := clientFor(t, userID)
+	v, err := jsjson.Decode([]byte(argsJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := WithCaller(context.Background(), Caller{UserID: userID, TokenID: "tok"})
+	return reg.Call(ctx, db, []string{ScopeRead, ScopeWrite}, name, v.(*jsjson.Object))
+}
+
+func TestWriteRefusals(t *testing.T) {
+	reg := New(Options{Approvals: &fakeApprovals{}})
+	tests := []struct {
+		name, user, tool, args, want string
+	}{
+		{"student", userSam, "reply_to_help_request", `{"class_id":1,"help_request_id":1,"message":"hi"}`,
+			"reply_to_help_request is for instructors and graders; you are a student in class 1, so nothing can be written there for you."},
+		{"staff of another class", userBea, "reply_to_help_request", `{"class_id":1,"help_request_id":1,"message":"hi"}`,
+			"You are not an instructor or grader in class 1, so nothing can be written there for you."},
+		{"disabled grader", userDale, "set_help_request_status", `{"class_id":1,"help_request_id":1,"status":"resolved"}`,
+			"You are not an instructor or grader in class 1, so nothing can be written there for you."},
+		{"no such request", userAlice, "reply_to_help_request", `{"class_id":1,"help_request_id":6,"message":"hi"}`,
+			"Help request 6 was not found in class 1."},
+		{"same status", userAlice, "set_help_request_status", `{"class_id":1,"help_request_id":2,"status":"in_progress"}`,
+			"Help request 2 is already in progress."},
+		{"draft thread", userAlice, "reply_to_discussion_thread", `{"class_id":1,"thread_id":12,"body":"hi"}`,
+			"Discussion thread 12 is a draft; replies go to published threads only."},
+		{"no such thread", userAlice, "reply_to_discussion_thread", `{"class_id":1,"thread_id":9,"body":"hi"}`,
+			"Discussion thread 9 was not found in class 1."},
+		{"missing message", userAlice, "reply_to_help_request", `{"class_id":1,"help_request_id":1}`,
+			"Invalid params: missing required argument 'message' for tool reply_to_help_request"},
+		{"blank message", userAlice, "reply_to_help_request", `{"class_id":1,"help_request_id":1,"message":"  "}`,
+			"Invalid params: argument 'message' of tool reply_to_help_request must not be empty"},
+		{"bad status", userAlice, "set_help_request_status", `{"class_id":1,"help_request_id":1,"status":"open"}`,
+			"Invalid params: argument 'status' of tool set_help_request_status must be one of in_progress, resolved, closed"},
+		{"resolution with in_progress", userAlice, "set_help_request_status", `{"class_id":1,"help_request_id":1,"status":"in_progress","resolution":"other"}`,
+			"Invalid params: argument 'resolution' of tool set_help_request_status goes only with status resolved or closed"},
+		{"fractional id", userAlice, "reply_to_help_request", `{"class_id":1.5,"help_request_id":1,"message":"hi"}`,
+			"Invalid params: argument 'class_id' of tool reply_to_help_request must be a positive whole number"},
+		{"someone else's action", userGary, "reply_to_help_request", `{"action_id":"action-1"}`,
+			"There is no pending action with that id for you."},
+		{"action of another tool", userAlice, "set_help_request_status", `{"action_id":"action-1"}`,
+			"There is no pending action with that id for you."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := callWrite(t, reg, tt.user, tt.tool, tt.args)
+			if err == nil {
+				t.Fatalf("got %v, want the refusal %q", v, tt.want)
+			}
+			if err.Error() != tt.want {
+				t.Errorf("got %q, want %q", err.Error(), tt.want)
+			}
+		})
+	}
+	db, _ := clientFor(t, userAlice)
+	if _, err := reg.Call(WithCaller(context.Background(), Caller{UserID: userAlice}), db, []string{ScopeRead}, "reply_to_help_request", jsjson.NewObject(0)); err == nil || err.Error() != "Missing required scope: mcp:write" {
+		t.Errorf("read-only token: got %v, want Missing required scope: mcp:write", err)
+	}
+}
+
+func TestWriteProposals(t *testing.T) {
+	tests := []struct {
+		name, tool, args string
+		wantPlan         string
+		wantVisibility   string
+	}{
+		{"reply", "reply_to_help_request", `{"class_id":1,"help_request_id":1,"message":"Try the debugger."}`,
+			`{"table":"help_request_messages","op":"insert","values":{"author":"` + privID(1, 1) + `","class_id":1,"help_request_id":1,"instructors_only":false,"message":"Try the debugger.","reply_to_message_id":null}}`,
+			"Everyone who can see this help request: it is public to the class, so every student of class 1, and the class's instructors and graders"},
+		{"staff-only reply", "reply_to_help_request", `{"class_id":1,"help_request_id":3,"message":"Note","staff_only":true}`,
+			`{"table":"help_request_messages","op":"insert","values":{"author":"` + privID(1, 1) + `","class_id":1,"help_request_id":3,"instructors_only":true,"message":"Note","reply_to_message_id":null}}`,
+			"Staff only: the class's instructors and graders (the message is marked instructors_only)"},
+		{"resolve", "set_help_request_status", `{"class_id":1,"help_request_id":1,"status":"resolved","resolution":"staff_helped"}`,
+			`{"table":"help_requests","op":"update","match":{"class_id":"1","id":"1"},"values":{"resolution_status":"staff_helped","resolved_by":"` + privID(1, 1) + `","status":"resolved"},"now":["resolved_at"]}`,
+			"Everyone who can see this help request sees its status in the queue"},
+		{"thread reply", "reply_to_discussion_thread", `{"class_id":1,"thread_id":7,"body":"Agreed."}`,
+			`{"table":"discussion_threads","op":"insert","values":{"author":"` + privID(1, 1) + `","body":"Agreed.","class_id":1,"instructors_only":true,"parent":7,"root":6,"subject":"Re: ` + threadSubject(t, 7) + `","topic_id":6}}`,
+			"Staff only: the class's instructors and graders, and the thread's poster (the thread is staff only, so its replies are too)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fa := &fakeApprovals{}
+			v, err := callWrite(t, New(Options{Approvals: fa}), userAlice, tt.tool, tt.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pr, ok := v.(*Proposed)
+			if !ok || len(fa.proposals) != 1 {
+				t.Fatalf("got %T with %d proposals", v, len(fa.proposals))
+			}
+			p := fa.proposals[0]
+			plan, _ := json.Marshal(p.Preview.Write)
+			if string(plan) != tt.wantPlan {
+				t.Errorf("plan:\n got %s\nwant %s", plan, tt.wantPlan)
+			}
+			if p.Preview.Visibility != tt.wantVisibility {
+				t.Errorf("visibility %q, want %q", p.Preview.Visibility, tt.wantVisibility)
+			}
+			if p.UserID != userAlice || p.TokenID != "tok" || p.ClassID != 1 || len(p.Digest) != 64 {
+				t.Errorf("proposal caller/class/digest: %+v", p.Caller)
+			}
+			if s, _ := pr.Value.String("approval_url"); s != "https://gateway.test/approve/x" || pr.URL != s || pr.RequestState != "sealed" {
+				t.Errorf("result %v", pr.Value)
+			}
+		})
+	}
+}
+
+func threadSubject(t *testing.T, id int) string {
+	t.Helper()
+	var s string
+	if err := testEnv(t).DB(t).QueryRow(context.Background(), `SELECT subject FROM public.discussion_threads WHERE id = $1`, id).Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestActionStateReported(t *testing.T) {
+	v, err := callWrite(t, New(Options{Approvals: &fakeApprovals{}}), userAlice, "reply_to_help_request", `{"action_id":"action-1"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := jsjson.Marshal(v)
+	want := `{"action_id":"action-1","state":"approved","written_row_id":"42","next_step":"The person approved it and it was written (row 42)."}`
+	if string(b) != want {
+		t.Errorf("got %s\nwant %s", b, want)
+	}
+}
+
+func TestStripInvisible(t *testing.T) {
+	in := "a\u200bb\u202ec\u2066d\ufeffe\U000E0041f\ufe0fg"
+	if got := StripInvisible(in); got != "abcdefg" {
+		t.Errorf("StripInvisible(%q) = %q", in, got)
+	}
+	pv := previewValue(&Preview{Fields: []PreviewField{{Text: "x\u202ey", StudentAuthored: true}, {Text: "p\u202eq"}}})
+	b, _ := jsjson.Marshal(pv)
+	if !strings.Contains(string(b), `"text":"xy"`) || !strings.Contains(string(b), "p\u202eq") {
+		t.Errorf("only student-authored text is stripped: %s", b)
+	}
+}
+
+// TestPlansRunUnderRLS runs each tool's planned write as the proposer
+// (it is written) and as staff of another class (row-level security
+// refuses it and nothing changes).
+func TestPlansRunUnderRLS(t *testing.T) {
+	env := testEnv(t)
+	env.RequireDatabase(t)
+	fa := &fakeApprovals{}
+	reg := New(Options{Approvals: fa})
+	calls := []struct{ tool, args, table string }{
+		{"reply_to_help_request", `{"class_id":1,"help_request_id":1,"message":"rls check"}`, "help_request_messages"},
+		{"set_help_request_status", `{"class_id":1,"help_request_id":1,"status":"in_progress"}`, "help_requests"},
+		{"reply_to_discussion_thread", `{"class_id":1,"thread_id":1,"body":"rls check"}`, "discussion_threads"},
+	}
+	for _, c := range calls {
+		if _, err := callWrite(t, reg, userAlice, c.tool, c.args); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bea, _ := clientFor(t, userBea)
+	alice, _ := clientFor(t, userAlice)
+	for i, c := range calls {
+		plan := fa.proposals[i].Preview.Write
+		if id, err := PerformWrite(context.Background(), bea, plan, time.Now()); err == nil {
+			t.Errorf("%s as Bea (class 2): wrote row %s", c.tool, id)
+		}
+		id, err := PerformWrite(context.Background(), alice, plan, time.Now())
+		if err != nil || id == "" {
+			t.Errorf("%s as Alice: %q, %v", c.tool, id, err)
+		}
+	}
+	var n int
+	if err := env.DB(t).QueryRow(context.Background(), `SELECT count(*) FROM public.help_request_messages WHERE message = 'rls check'`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("messages written: %d, %v; want 1", n, err)
+	}
+	// Restore request 1 for the other tests.
+	if _, err := env.DB(t).Exec(context.Background(), `DELETE FROM public.help_request_messages WHERE message = 'rls check';
+		DELETE FROM public.discussion_threads WHERE body = 'rls check';
+		UPDATE public.help_requests SET status = 'open', assignee = NULL WHERE id = 1`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPerformWriteRefusesUnplannedWrites(t *testing.T) {
+	tests := []struct {
+		name string
+		plan WritePlan
+		want string
+	}{
+		{"table", WritePlan{Table: "api_tokens", Op: "insert"}, "tools: the plan names a write no tool makes (insert api_tokens)"},
+		{"op", WritePlan{Table: "help_requests", Op: "insert"}, "tools: the plan names a write no tool makes (insert help_requests)"},
+		{"column", WritePlan{Table: "help_request_messages", Op: "insert", Values: map[string]any{"is_system_message": true}}, "tools: the plan sets column is_system_message of help_request_messages, which no tool writes"},
+		{"match", WritePlan{Table: "help_requests", Op: "update", Match: map[string]string{"id": "1"}, Values: map[string]any{"status": "closed"}}, "tools: an update plan must match its row by id and class"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := PerformWrite(context.Background(), nil, tt.plan, time.Now())
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("got %v, want %q", err, tt.want)
+			}
+		})
+	}
+	var rf *RefusedError
+	if !errors.As(ErrNoAction, &rf) {
+		t.Error("ErrNoAction is not a RefusedError")
+	}
+}

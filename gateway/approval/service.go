@@ -1,0 +1,277 @@
+package approval
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
+)
+
+// DefaultTTL is how long a proposal waits for its decision.
+const DefaultTTL = 10 * time.Minute
+
+// PathPrefix is where the approval pages live inside mcp-server's path.
+const PathPrefix = "/approve"
+
+// Perform runs an approved plan as userID (through that user's own
+// database client, so row-level security decides) and returns the written
+// row's id.
+type Perform func(ctx context.Context, userID string, plan tools.WritePlan, now time.Time) (string, error)
+
+// Options configures a Service.
+type Options struct {
+	// BaseURL is mcp-server's public URL (<GATEWAY_PUBLIC_URL>/functions/v1/mcp-server);
+	// approval links are BaseURL + PathPrefix + "/<id>". Required.
+	BaseURL string
+	// Store keeps the pending actions. Required.
+	Store Store
+	// Perform makes the approved write. Required.
+	Perform Perform
+	// Secrets are GATEWAY_OAUTH_SECRET's values. Required.
+	Secrets []string
+	// AuthURL is where the gateway reaches Supabase Auth (the code
+	// exchange); AuthPublicURL where browsers do (default AuthURL).
+	AuthURL, AuthPublicURL string
+	// AnonKey is sent as apikey to AuthURL ("" when Auth is reached
+	// directly).
+	AnonKey string
+	// Providers are the Supabase Auth providers offered for sign-in.
+	// Default github.
+	Providers []string
+	// HTTPClient reaches Supabase Auth. Default: a client with a 10 s
+	// timeout.
+	HTTPClient *http.Client
+	// TTL is how long a proposal waits. Default DefaultTTL.
+	TTL time.Duration
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+	// Logger receives operational logs; Audit one line per proposal,
+	// decision, expiry and completed write. Default: discard.
+	Logger, Audit *slog.Logger
+	// Metrics, when set, registers gateway_mcp_write_actions_total.
+	Metrics prometheus.Registerer
+}
+
+// Service implements tools.Approvals and serves the approval pages.
+type Service struct {
+	opts   Options
+	keys   *keyring
+	secure bool
+	path   string // the pages' URL path, for the cookie
+	events *prometheus.CounterVec
+}
+
+var _ tools.Approvals = (*Service)(nil)
+
+// New validates opts.
+func New(opts Options) (*Service, error) {
+	var errs []error
+	if opts.Store == nil || opts.Perform == nil {
+		errs = append(errs, errors.New("approval: Options.Store and Options.Perform are required"))
+	}
+	u, err := url.Parse(opts.BaseURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("approval: Options.BaseURL must be an absolute http(s) URL (got %q)", opts.BaseURL))
+	}
+	if opts.AuthURL == "" {
+		errs = append(errs, errors.New("approval: Options.AuthURL is required"))
+	}
+	keys, kerr := newKeyring(opts.Secrets)
+	if kerr != nil {
+		errs = append(errs, kerr)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
+	if opts.AuthPublicURL == "" {
+		opts.AuthPublicURL = opts.AuthURL
+	}
+	if len(opts.Providers) == 0 {
+		opts.Providers = []string{"github"}
+	}
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = &http.Client{Timeout: 10 * time.Second}
+	}
+	if opts.TTL <= 0 {
+		opts.TTL = DefaultTTL
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Audit == nil {
+		opts.Audit = slog.New(slog.DiscardHandler)
+	}
+	s := &Service{opts: opts, keys: keys, secure: u.Scheme == "https", path: u.Path + PathPrefix}
+	s.events = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "gateway_mcp_write_actions_total",
+		Help: "MCP write actions by event (proposed, approved, rejected, expired, written, failed) and tool.",
+	}, []string{"event", "tool"})
+	if opts.Metrics != nil {
+		if err := opts.Metrics.Register(s.events); err != nil {
+			return nil, fmt.Errorf("approval: registering metrics: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// now is the clock at the store's precision (milliseconds), so a time
+// read back compares equal to the one sent.
+func (s *Service) now() time.Time { return s.opts.Now().UTC().Truncate(time.Millisecond) }
+
+// Audit events.
+const (
+	eventProposed = "proposed"
+	eventApproved = "approved"
+	eventRejected = "rejected"
+	eventExpired  = "expired"
+	eventWritten  = "written"
+	eventFailed   = "failed"
+)
+
+// audit writes the event's audit line and counts it. Never the texts.
+func (s *Service) audit(ctx context.Context, event string, a *Action, outcome string) {
+	s.events.WithLabelValues(event, a.Tool).Inc()
+	attrs := []any{
+		slog.String("event", event),
+		slog.String("user_id", a.UserID),
+		slog.Int64("class_id", a.ClassID),
+		slog.String("tool", a.Tool),
+		slog.String("action_id", a.ID),
+		slog.String("argument_digest", a.Digest),
+		slog.String("outcome", outcome),
+	}
+	if a.TokenID != "" {
+		attrs = append(attrs, slog.String("token_id", a.TokenID))
+	}
+	if a.ClientID != "" {
+		attrs = append(attrs, slog.String("client_id", a.ClientID))
+	}
+	s.opts.Audit.InfoContext(ctx, "write action", attrs...)
+}
+
+// ApprovalURL is the page where action id is approved.
+func (s *Service) ApprovalURL(id string) string { return s.opts.BaseURL + PathPrefix + "/" + id }
+
+// Propose implements tools.Approvals.
+func (s *Service) Propose(ctx context.Context, p tools.Proposal) (*tools.ActionState, error) {
+	now := s.now()
+	a := &Action{UserID: p.UserID, TokenID: p.TokenID, ClientID: p.ClientID, ClassID: p.ClassID,
+		Tool: p.Tool, Arguments: p.Arguments, Digest: p.Digest, Preview: p.Preview,
+		State: tools.StatePending, CreatedAt: now, ExpiresAt: now.Add(s.opts.TTL)}
+	id, err := s.opts.Store.Propose(ctx, a, s.opts.TTL, now)
+	if err != nil {
+		s.opts.Logger.ErrorContext(ctx, "approval: storing a proposal failed", "tool", p.Tool, "error", err.Error())
+		return nil, &tools.RefusedError{Message: "The proposal could not be stored just now; nothing was written. Try again.", Fault: true}
+	}
+	a.ID = id
+	s.audit(ctx, eventProposed, a, "pending")
+	rs, err := s.sealState(requestState{ActionID: id, UserID: p.UserID, Tool: p.Tool, Expires: a.ExpiresAt.Unix()})
+	if err != nil {
+		return nil, err
+	}
+	st := s.stateOf(a)
+	st.Preview = &a.Preview
+	st.RequestState = rs
+	return st, nil
+}
+
+// stateOf is a as the tools report it.
+func (s *Service) stateOf(a *Action) *tools.ActionState {
+	st := &tools.ActionState{ActionID: a.ID, Tool: a.Tool, State: a.State, ExpiresAt: a.ExpiresAt, RowID: a.RowID}
+	if a.State == tools.StatePending {
+		st.ApprovalURL = s.ApprovalURL(a.ID)
+	}
+	if a.State == tools.StateFailed {
+		st.Failure = "The approved write did not complete: " + a.Failure
+	}
+	return st
+}
+
+var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+// get reads userID's action id, auditing an expiry this read caused.
+func (s *Service) get(ctx context.Context, id, userID string) (*Action, error) {
+	if !uuidPattern.MatchString(id) {
+		return nil, nil
+	}
+	now := s.now()
+	a, err := s.opts.Store.Get(ctx, id, userID, now)
+	if err != nil || a == nil {
+		return a, err
+	}
+	if a.State == tools.StateExpired && a.DecidedAt != nil && a.DecidedAt.Equal(now) {
+		s.audit(ctx, eventExpired, a, "expired")
+	}
+	return a, nil
+}
+
+// State implements tools.Approvals.
+func (s *Service) State(ctx context.Context, userID, actionID string) (*tools.ActionState, error) {
+	a, err := s.get(ctx, actionID, userID)
+	if err != nil {
+		s.opts.Logger.ErrorContext(ctx, "approval: reading an action failed", "error", err.Error())
+		return nil, &tools.RefusedError{Message: "The action's state could not be read just now. Try again.", Fault: true}
+	}
+	if a == nil {
+		return nil, tools.ErrNoAction
+	}
+	return s.stateOf(a), nil
+}
+
+// requestState is what the 2026-07-28 requestState seals: the action, the
+// principal it was proposed for, the tool and when it lapses.
+type requestState struct {
+	ActionID string `json:"a"`
+	UserID   string `json:"u"`
+	Tool     string `json:"t"`
+	Expires  int64  `json:"e"`
+}
+
+const requestStateAAD = "mcp-approval-request-state"
+
+func (s *Service) sealState(rs requestState) (string, error) {
+	raw, err := json.Marshal(rs)
+	if err != nil {
+		return "", err
+	}
+	return seal(s.keys.state, raw, requestStateAAD)
+}
+
+// requestStateGrace is how long after the action's own expiry its sealed
+// state is still answered (with "expired"), for a slow client's retry.
+const requestStateGrace = time.Hour
+
+// Resume implements tools.Approvals.
+func (s *Service) Resume(ctx context.Context, userID, tool, sealed string) (*tools.ActionState, error) {
+	if len(sealed) > 1024 {
+		return nil, tools.ErrNoAction
+	}
+	raw, err := open(s.keys.state, sealed, requestStateAAD)
+	if err != nil {
+		return nil, tools.ErrNoAction
+	}
+	var rs requestState
+	if json.Unmarshal(raw, &rs) != nil || rs.UserID != userID || rs.Tool != tool ||
+		s.opts.Now().After(time.Unix(rs.Expires, 0).Add(requestStateGrace)) {
+		return nil, tools.ErrNoAction
+	}
+	st, err := s.State(ctx, userID, rs.ActionID)
+	if err == nil && st.Tool != tool {
+		return nil, tools.ErrNoAction
+	}
+	return st, err
+}

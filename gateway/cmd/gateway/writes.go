@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/repofiles"
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
+	"github.com/pawtograder/mcp-gateway/gateway/approval"
+	"github.com/pawtograder/mcp-gateway/gateway/config"
+	"github.com/pawtograder/mcp-gateway/gateway/metrics"
+	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+)
+
+// buildApprovals builds the write tools' approval service when
+// GATEWAY_WRITE_TOOLS=on (docs/writes.md), else nil: the catalogue then
+// has no write tools and no approval page is mounted. Its store holds the
+// service role; the approved write runs as the approving user through
+// users, so row-level security decides.
+func buildApprovals(cfg config.Config, log, audit *slog.Logger, up upstreams, users *userdb.Factory, m *metrics.Metrics) (*approval.Service, error) {
+	if !cfg.WriteTools {
+		return nil, nil
+	}
+	store, err := approval.NewPostgRESTStore(approval.PostgRESTStoreOptions{
+		RestURL:        up.restURL,
+		ServiceRoleKey: cfg.SupabaseServiceRoleKey,
+		DirectUpstream: cfg.PostgRESTDirect,
+		HTTPClient:     up.rest,
+	})
+	if err != nil {
+		return nil, err
+	}
+	anonKey := cfg.SupabaseAnonKey
+	if cfg.AuthDirect {
+		anonKey = "" // GoTrue itself ignores apikey; only Kong checks it
+	}
+	publicAuth := cfg.OAuthIssuer
+	if publicAuth == "" {
+		publicAuth = up.authURL
+	}
+	return approval.New(approval.Options{
+		BaseURL: strings.TrimRight(cfg.PublicURL.String(), "/") + "/functions/v1/" + slugMCPServer,
+		Store:   store,
+		Perform: func(ctx context.Context, userID string, plan tools.WritePlan, now time.Time) (string, error) {
+			db, err := users.ForUser(ctx, userID)
+			if err != nil {
+				return "", err
+			}
+			return tools.PerformWrite(ctx, db, plan, now)
+		},
+		Secrets:       cfg.OAuthServer.Secrets,
+		AuthURL:       up.authURL,
+		AuthPublicURL: publicAuth,
+		AnonKey:       anonKey,
+		Providers:     cfg.OAuthServer.Providers,
+		HTTPClient:    up.auth,
+		Logger:        log,
+		Audit:         audit,
+		Metrics:       m.Registry(),
+	})
+}
+
+// toolOptions are the registry's options; approvals, when set, adds the
+// write tools.
+func toolOptions(repos *repofiles.Client, log *slog.Logger, approvals *approval.Service) tools.Options {
+	opts := tools.Options{Repos: repos, Logger: log}
+	if approvals != nil {
+		opts.Approvals = approvals
+	}
+	return opts
+}
+
+// writeToolNames are the write tools' metric labels when they are on.
+func writeToolNames(cfg config.Config) []string {
+	if !cfg.WriteTools {
+		return nil
+	}
+	return tools.WriteNames()
+}
