@@ -284,12 +284,28 @@ func (s *Server) writeResponse(c echo.Context, status int, r *response, log *slo
 		status = http.StatusForbidden
 		c.Response().Header()["Www-Authenticate"] = r.challenge
 	}
+	if r.err == nil && len(r.result) >= pieceWriteMin {
+		// A large result (a cached tools/list, a big submission) goes out
+		// behind its envelope's head instead of being copied into one
+		// more buffer of its size.
+		head, err := r.appendID(append(make([]byte, 0, 64), `{"jsonrpc":"2.0","id":`...))
+		if err != nil {
+			return s.internalError(c, log, err)
+		}
+		head = append(head, `,"result":`...)
+		return writeJSONPieces(c, status, head, r.result, []byte{'}'})
+	}
 	out, err := r.appendJSON(make([]byte, 0, 128+len(r.result)))
 	if err != nil {
 		return s.internalError(c, log, err)
 	}
 	return writeJSON(c, status, out)
 }
+
+// pieceWriteMin is the result size from which writeResponse writes the
+// envelope and the result as separate pieces (net/http's buffer is 4 KiB,
+// so smaller answers gain nothing from it).
+const pieceWriteMin = 16 << 10
 
 // trimOWS drops the optional whitespace around a field value
 // (RFC 9110 §5.5), which Go's server already does for requests it parses itself.

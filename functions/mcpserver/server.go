@@ -367,6 +367,23 @@ func writeJSON(c echo.Context, status int, body []byte) error {
 	return err
 }
 
+// writeJSONPieces is writeJSON for a body given in pieces.
+func writeJSONPieces(c echo.Context, status int, pieces ...[]byte) error {
+	n := 0
+	for _, p := range pieces {
+		n += len(p)
+	}
+	setJSONContentType(c)
+	setContentLength(c, n)
+	c.Response().WriteHeader(status)
+	for _, p := range pieces {
+		if _, err := c.Response().Write(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // setContentLength declares the length of a body written whole, as the
 // original's runtime does for a string body. net/http declares it by
 // itself for bodies under 2 KiB and would send larger ones chunked, in
