@@ -345,8 +345,8 @@ func TestAppsModernListsMatch(t *testing.T) {
 			t.Errorf("tool %d differs beyond _meta (-plain +apps):\n%s", i, diff)
 		}
 	}
-	if withUI != 6 {
-		t.Errorf("%d tools with _meta.ui, want 6", withUI)
+	if withUI != 8 {
+		t.Errorf("%d tools with _meta.ui, want 8", withUI)
 	}
 	want := bytes.Replace(s.discoverResult, []byte(`"capabilities":{"tools":{}}`),
 		[]byte(`"capabilities":{"tools":{},"resources":{},"extensions":{"io.modelcontextprotocol/ui":{}}}`), 1)
@@ -417,6 +417,8 @@ func TestToolsListWithUIMeta(t *testing.T) {
 		"get_help_request":            ui("ui://pawtograder/help-request"),
 		"get_assignment":              ui("ui://pawtograder/assignment"),
 		"get_submissions_for_student": ui("ui://pawtograder/assignment"),
+		"get_help_queue_overview":     ui("ui://pawtograder/help-queues"),
+		"get_grading_progress":        ui("ui://pawtograder/grading-progress"),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("_meta per tool (-want +got):\n%s", diff)

@@ -7,14 +7,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/views"
 )
 
-// TestViewsIndependentOfRequest reads every view through resources/read for
-// two users with different tokens, request ids, JSON-RPC ids and
-// revisions, and at 2026-07-28: the contents are the same bytes each time,
-// and no identifier of the caller or the request, no UUID and no seeded
-// person's name is in a view.
+// TestViewsIndependentOfRequest reads every view (all five, pinned below)
+// through resources/read for two users with different tokens, request ids,
+// JSON-RPC ids and revisions, and at 2026-07-28: the contents are the same
+// bytes each time, and no identifier of the caller or the request, no UUID,
+// no seeded person's name and no seeded course text the view tools return
+// (queue names, assignment titles, a help request's question) is in a view.
 func TestViewsIndependentOfRequest(t *testing.T) {
 	env := newTestEnv(t, nil)
 	// contents returns the resources/read result's contents, as sent.
@@ -34,8 +37,13 @@ func TestViewsIndependentOfRequest(t *testing.T) {
 	requestValues := []string{"user-a", "user-b", "token-a", "token-e", "req-view-1", "req-view-2", "req-view-3", "view-b"}
 	uuid := regexp.MustCompile(`(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	// The seeded personas (supabase/fixtures/SEED.md) and their pseudonyms.
-	names := regexp.MustCompile(`\b(Alice|Gary|Sam|Sofia|Dale|Bea|Ben|Tara|Nora|Purple Penguin|Green Gecko|Sleepy Sloth)\b`)
+	names := regexp.MustCompile(`\b(Alice|Gary|Sam|Sofia|Dale|Bea|Ben|Tara|Nora|Purple Penguin|Green Gecko|Sleepy Sloth|Busy Beaver|Wise Owl)\b`)
+	// What get_help_queue_overview and get_grading_progress (and the
+	// get_assignment call the grading view makes) return for the seed.
+	courseText := regexp.MustCompile(`office-hours|exam-review|Hello World|Linked Lists|NullPointerException|tutors`)
+	var covered []string
 	for _, v := range views.All() {
+		covered = append(covered, v.URI)
 		t.Run(v.Name, func(t *testing.T) {
 			params := `"uri":"` + v.URI + `"`
 			a := contents(t, hdr("Authorization", authGood, "X-Request-Id", "req-view-1", headerProtocolVersion, "2025-06-18"),
@@ -62,6 +70,16 @@ func TestViewsIndependentOfRequest(t *testing.T) {
 			if m := names.FindString(a); m != "" {
 				t.Errorf("contents hold the seeded name %q", m)
 			}
+			if m := courseText.FindString(a); m != "" {
+				t.Errorf("contents hold the seeded course text %q", m)
+			}
 		})
+	}
+	want := []string{
+		"ui://pawtograder/submission-review", "ui://pawtograder/help-request", "ui://pawtograder/assignment",
+		"ui://pawtograder/help-queues", "ui://pawtograder/grading-progress",
+	}
+	if diff := cmp.Diff(want, covered); diff != "" {
+		t.Errorf("views read (-want +got):\n%s", diff)
 	}
 }

@@ -32,7 +32,7 @@ var assets embed.FS
 
 // scripts are the script assets, in the order they are concatenated into
 // each document's one inline script (later files use earlier ones).
-var scripts = []string{"bridge.js", "dom.js", "review.js", "help.js", "assignment.js", "boot.js"}
+var scripts = []string{"bridge.js", "dom.js", "review.js", "help.js", "assignment.js", "queues.js", "grading.js", "boot.js"}
 
 // catalogue is every view, in resources/list order.
 var catalogue = []View{
@@ -57,6 +57,20 @@ var catalogue = []View{
 		Description: "An assignment's dates and points, and a student's submissions over time with their scores.",
 		Tools:       []string{"get_assignment", "get_submissions_for_student"},
 	},
+	{
+		URI:         "ui://pawtograder/help-queues",
+		Name:        "help-queues",
+		Title:       "Help queues at a glance",
+		Description: "A class's help queues with their open and in-progress requests, oldest first: age, assignee, assignment and students waiting.",
+		Tools:       []string{"get_help_queue_overview"},
+	},
+	{
+		URI:         "ui://pawtograder/grading-progress",
+		Name:        "grading-progress",
+		Title:       "Grading progress",
+		Description: "An assignment's grading progress: submissions to grade, review assignments per grader and open regrade requests.",
+		Tools:       []string{"get_grading_progress"},
+	},
 }
 
 // viewKey is the data-view attribute each document boots with.
@@ -64,6 +78,8 @@ var viewKey = map[string]string{
 	"submission-review": "review",
 	"help-request":      "help",
 	"assignment":        "assignment",
+	"help-queues":       "queues",
+	"grading-progress":  "grading",
 }
 
 func init() {

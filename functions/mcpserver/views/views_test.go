@@ -25,6 +25,8 @@ func TestCatalogue(t *testing.T) {
 		"ui://pawtograder/submission-review get_submission,list_submission_tests,get_test_output",
 		"ui://pawtograder/help-request get_help_request",
 		"ui://pawtograder/assignment get_assignment,get_submissions_for_student",
+		"ui://pawtograder/help-queues get_help_queue_overview",
+		"ui://pawtograder/grading-progress get_grading_progress",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("catalogue (-want +got):\n%s", diff)
@@ -32,13 +34,17 @@ func TestCatalogue(t *testing.T) {
 	for tool, uri := range map[string]string{
 		"get_test_output": "ui://pawtograder/submission-review", "get_help_request": "ui://pawtograder/help-request",
 		"get_submissions_for_student": "ui://pawtograder/assignment",
+		"get_help_queue_overview":     "ui://pawtograder/help-queues",
+		"get_grading_progress":        "ui://pawtograder/grading-progress",
 	} {
 		if got, ok := ForTool(tool); !ok || got != uri {
 			t.Errorf("ForTool(%s) = %q, %v; want %q", tool, got, ok, uri)
 		}
 	}
-	if _, ok := ForTool("get_discussion_thread"); ok {
-		t.Error("get_discussion_thread has no view")
+	for _, tool := range []string{"get_discussion_thread", "list_regrade_requests", "get_student_overview"} {
+		if _, ok := ForTool(tool); ok {
+			t.Errorf("%s has no view", tool)
+		}
 	}
 	if _, ok := Lookup("ui://pawtograder/nope"); ok {
 		t.Error("Lookup of an unknown URI succeeded")

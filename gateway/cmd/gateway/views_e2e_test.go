@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +30,12 @@ import (
 // Screenshots are written to the test's artifact directory: run with
 // `go test -run TestViewsInBrowserHost -artifacts -outputdir DIR` to keep
 // them (docs/views/*.png are copies).
+
+// viewURIs are the views, in resources/list order.
+var viewURIs = []string{
+	"ui://pawtograder/submission-review", "ui://pawtograder/help-request", "ui://pawtograder/assignment",
+	"ui://pawtograder/help-queues", "ui://pawtograder/grading-progress",
+}
 
 // viewHostDir is the node project of the test host.
 var viewHostDir = filepath.Join("testdata", "viewhost")
@@ -127,6 +135,8 @@ func TestViewsInBrowserHost(t *testing.T) {
 			"get_submission": {"resourceUri": review}, "list_submission_tests": {"resourceUri": review},
 			"get_test_output": {"resourceUri": review}, "get_help_request": {"resourceUri": help},
 			"get_assignment": {"resourceUri": asg}, "get_submissions_for_student": {"resourceUri": asg},
+			"get_help_queue_overview": {"resourceUri": "ui://pawtograder/help-queues"},
+			"get_grading_progress":    {"resourceUri": "ui://pawtograder/grading-progress"},
 		}
 		if diff := cmp.Diff(wantUI, got.ToolUI); diff != "" {
 			t.Errorf("tools with _meta.ui (-want +got):\n%s", diff)
@@ -146,14 +156,13 @@ func TestViewsInBrowserHost(t *testing.T) {
 		if diff := cmp.Diff(wantCaps, m.ServerCapabilities); diff != "" {
 			t.Errorf("server/discover capabilities (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff(got.ToolUI, m.ToolUI); diff != "" || len(m.ToolUI) != 6 {
+		if diff := cmp.Diff(got.ToolUI, m.ToolUI); diff != "" || len(m.ToolUI) != 8 {
 			t.Errorf("tools with _meta.ui differ from 2025-11-25's (-2025 +2026):\n%s", diff)
 		}
-		uris := []string{"ui://pawtograder/submission-review", "ui://pawtograder/help-request", "ui://pawtograder/assignment"}
-		if diff := cmp.Diff(uris, m.Resources); diff != "" {
+		if diff := cmp.Diff(viewURIs, m.Resources); diff != "" {
 			t.Errorf("resources/list (-want +got):\n%s", diff)
 		}
-		for _, uri := range uris {
+		for _, uri := range viewURIs {
 			if r := m.Reads[uri]; r["count"] != 1.0 || r["mimeType"] != "text/html;profile=mcp-app" || !m.SameViews[uri] {
 				t.Errorf("%s: read %v, same document as at 2025-11-25: %v", uri, r, m.SameViews[uri])
 			}
@@ -208,7 +217,7 @@ func TestViewsInBrowserHost(t *testing.T) {
 				t.Errorf("%s: read _meta (-want +got):\n%s", uri, diff)
 			}
 		}
-		if diff := cmp.Diff([]string{"ui://pawtograder/submission-review", "ui://pawtograder/help-request", "ui://pawtograder/assignment"}, uris); diff != "" {
+		if diff := cmp.Diff(viewURIs, uris); diff != "" {
 			t.Errorf("resources/list (-want +got):\n%s", diff)
 		}
 		if diff := cmp.Diff(map[string]any{"code": -32002.0, "message": "MCP error -32002: Resource not found"}, got.ReadUnknown); diff != "" {
@@ -238,6 +247,8 @@ func TestViewsInBrowserHost(t *testing.T) {
 			"review-light": {"button-name", "select-name"}, "review-dark-360": {"button-name", "select-name", "scrollable-region-focusable"},
 			"help-light": {"button-name", "list"}, "assignment-light": {"svg-img-alt", "td-headers-attr"},
 			"help-dark-360": {"button-name", "list"}, "assignment-dark-360": {"definition-list"},
+			"queues-light": {"definition-list", "td-headers-attr"}, "queues-dark-375": {"definition-list", "td-headers-attr"},
+			"grading-light": {"definition-list", "td-headers-attr", "role-img-alt"}, "grading-dark-375": {"definition-list", "td-headers-attr", "role-img-alt"},
 		} {
 			v, ok := got.A11y[name]
 			if !ok {
@@ -270,7 +281,13 @@ func TestViewsInBrowserHost(t *testing.T) {
 			{"get_submission", map[string]any{"submission_id": 2.0, "class_id": 1.0, "include_test_output": true, "include_files": true}},
 			{"get_submissions_for_student", map[string]any{"student_profile_id": samPublic, "assignment_id": 1.0, "class_id": 1.0}},
 			{"get_assignment", map[string]any{"assignment_id": 1.0, "class_id": 1.0}},
+			{"get_help_queue_overview", map[string]any{"class_id": 1.0}},
+			{"get_grading_progress", map[string]any{"assignment_id": 1.0, "class_id": 1.0}},
+			{"get_assignment", map[string]any{"assignment_id": 1.0, "class_id": 1.0}},
 			{"get_help_request", map[string]any{"help_request_id": 1.0, "class_id": 1.0}},
+			{"get_assignment", map[string]any{"assignment_id": 1.0, "class_id": 1.0}},
+			{"get_help_queue_overview", map[string]any{"class_id": 1.0}},
+			{"get_grading_progress", map[string]any{"assignment_id": 1.0, "class_id": 1.0}},
 			{"get_assignment", map[string]any{"assignment_id": 1.0, "class_id": 1.0}},
 		}
 		if diff := cmp.Diff(want, got.ToolCalls); diff != "" {
@@ -341,9 +358,9 @@ func TestViewsInBrowserHost(t *testing.T) {
 		})
 	})
 
-	t.Run("dark at 360 px", func(t *testing.T) {
-		dark := map[string]any{"overflowX": 0.0, "colorScheme": "dark"}
-		scenario(t, "narrowDark", map[string]any{"help-dark-360": dark, "assignment-dark-360": dark})
+	t.Run("dark at 360 and 375 px", func(t *testing.T) {
+		dark := map[string]any{"overflowX": 0.0, "tableOverflowX": 0.0, "colorScheme": "dark"}
+		scenario(t, "narrowDark", map[string]any{"help-dark-360": dark, "assignment-dark-360": dark, "queues-dark-375": dark, "grading-dark-375": dark})
 	})
 
 	t.Run("assignment", func(t *testing.T) {
@@ -357,6 +374,97 @@ func TestViewsInBrowserHost(t *testing.T) {
 			},
 			"chartLabel": "Scores over time: attempt 1 45 of 100, attempt 2 72.5 of 100, attempt 3 100 of 100",
 			"facts":      "Released\nJan 5, 2026, 2:00 PM\nDue\nJan 20, 2026, 4:59 AM\nPoints\n100\nHandout\nhttps://example.edu/cs3500/hw1",
+		})
+	})
+
+	t.Run("help queues", func(t *testing.T) {
+		// SEED.md: queue 1 (office-hours) holds open requests 1 (Sam) and 5
+		// (Tara and Sam, private) and request 2 in progress (Sofia, assignee
+		// Gary, Busy Beaver), oldest first; exam-review (queue 2) has only a
+		// resolved request. The waits run on the real clock: each is a
+		// whole number of days and hours, and they shrink down the list.
+		raw, ok := got.Scenarios["queues"]
+		if !ok {
+			t.Fatal("scenario queues did not run")
+		}
+		var v map[string]any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			t.Fatal(err)
+		}
+		age := regexp.MustCompile(`^([0-9]+) d(?: ([0-9]|1[0-9]|2[0-3]) h)?$`)
+		var days []int
+		queues, _ := v["queues"].([]any)
+		for _, q := range queues {
+			rows, _ := q.(map[string]any)["rows"].([]any)
+			for _, r := range rows {
+				cells, _ := r.(map[string]any)["cells"].([]any)
+				if len(cells) != 6 {
+					t.Fatalf("row %v: want 6 cells", r)
+				}
+				a, _ := cells[2].(string)
+				m := age.FindStringSubmatch(a)
+				if m == nil {
+					t.Errorf("wait %q is not in days and hours", a)
+					continue
+				}
+				n, _ := strconv.Atoi(m[1])
+				days = append(days, n)
+				cells[2] = "AGE"
+			}
+		}
+		if len(days) != 3 || days[0] < days[1] || days[1] < days[2] {
+			t.Errorf("waits of %v days are not oldest first", days)
+		}
+		row := func(id, text, status, assignee, assignment, students string, private bool) any {
+			return map[string]any{"id": id, "cells": []any{text, status, "AGE", assignee, assignment, students}, "private": private}
+		}
+		want := map[string]any{
+			"heading": "Help queues",
+			"totals":  "Queues\n2\nOpen requests\n2\nIn progress\n1",
+			"queues": []any{
+				map[string]any{
+					"heading": "office-hours Available",
+					"facts":   "Open\n2\nIn progress\n1\nStudents waiting\n2",
+					"empty":   nil,
+					"rows": []any{
+						row("1", "My HW1 throws a NullPointerException on line 4", "Open", "Unassigned", "Hello World", "1", false),
+						row("2", "LinkedList remove() fails for the tail", "In progress", "Busy Beaver", "Linked Lists", "1", false),
+						row("5", "Team Lambda: how do we split the work?", "Open", "Unassigned", "Linked Lists", "2", true),
+					},
+				},
+				map[string]any{
+					"heading": "exam-review Not available",
+					"facts":   "Open\n0\nIn progress\n0\nStudents waiting\n0",
+					"empty":   "No open or in-progress requests.",
+					"rows":    []any{},
+				},
+			},
+			// The requests' text is text, never markup.
+			"scriptElements": 1.0,
+		}
+		if diff := cmp.Diff(want, v); diff != "" {
+			t.Errorf("queues (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("grading progress", func(t *testing.T) {
+		// SEED.md: HW1 has active submissions 3, 4 and 7 (3 and 4 graded, 3
+		// released); review assignments 1 (Gary, done), 2 (Gary, due Jan
+		// 25), 3 (Alice, done) and 4 (Dale, due in 2099); regrade requests
+		// 1 opened, 2 resolved, 3 escalated, 5 closed.
+		scenario(t, "grading", map[string]any{
+			"heading": "Grading progress: Hello World",
+			"cards": []any{
+				"Submissions\nActive\n3\nGraded\n2\nTo grade\n1\nReleased\n1",
+				"Review assignments\nAssigned\n4\nCompleted\n2\nPending\n2",
+				"Regrade requests\nOpen\n2\nOpened\n1\nEscalated\n1\nResolved\n1\nClosed\n1",
+			},
+			"meters": []any{"Submissions graded: 2 of 3", "Review assignments completed: 2 of 4"},
+			"graders": []any{
+				[]any{"Busy BeaverNext due Jan 25, 2026, 4:59 AM", "2", "1", "1", "Jan 25, 2026, 4:59 AM"},
+				[]any{"Sleepy SlothNext due Jan 10, 2099, 4:59 AM", "1", "0", "1", "Jan 10, 2099, 4:59 AM"},
+				[]any{"Wise Owl", "1", "1", "0", "–"},
+			},
 		})
 	})
 }

@@ -64,7 +64,7 @@ function renderGrading(root, state) {
     ]);
   });
   section.appendChild(el("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": "Graders table" }, [
-    el("table", null, [
+    el("table", { class: "dash" }, [
       el("caption", { class: "visually-hidden", text: "Review assignments per grader" }),
       el("thead", null, [el("tr", null, [
         el("th", { scope: "col", text: "Grader" }), el("th", { scope: "col", class: "num", text: "Assigned" }),

@@ -21,16 +21,18 @@ function queueRequestRow(r) {
   var status = requestStatus[r.status] || String(r.status);
   var assignment = isObject(r.assignment) ? r.assignment.title : "–";
   var students = plural(count(r.students), "student", "students");
+  var assignee = r.assignee_name || (r.assignee_profile_id ? "Unnamed" : null);
   return el("tr", { "data-request-id": r.id, class: r.status === "open" ? "waiting" : null }, [
     el("td", { class: "request" }, [
       el("span", { class: "request-id", text: "#" + r.id }), " ",
       r.is_private ? el("span", { class: "badge", text: "Private" }) : null,
       el("span", { class: "clamp request-text", text: r.request === null || r.request === undefined ? "" : r.request }),
-      el("span", { class: "inline-narrow muted", text: [status, assignment === "–" ? null : assignment, students].filter(Boolean).join(" · ") }),
+      el("span", { class: "inline-narrow muted", text: [status, assignee ? "assigned to " + assignee : "unassigned",
+        assignment === "–" ? null : assignment, students].filter(Boolean).join(" · ") }),
     ]),
     el("td", { class: "col-wide", text: status }),
     el("td", { class: "num", text: fmtAge(r.age_seconds), title: fmtDate(r.created_at) }),
-    el("td", { class: "assignee", text: r.assignee_name || (r.assignee_profile_id ? "Unnamed" : "Unassigned") }),
+    el("td", { class: "col-wide", text: assignee || "Unassigned" }),
     el("td", { class: "col-wide", text: assignment }),
     el("td", { class: "num col-wide", text: String(count(r.students)) }),
   ]);
@@ -56,11 +58,11 @@ function queueSection(q, i) {
   }
   if (reqs.length < total) section.appendChild(el("p", { class: "muted", text: "The oldest " + reqs.length + " of " + total + " requests." }));
   section.appendChild(el("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": (q.name || "Queue") + " requests" }, [
-    el("table", null, [
+    el("table", { class: "dash" }, [
       el("caption", { class: "visually-hidden", text: (q.name || "Queue") + ": open and in-progress requests, oldest first" }),
       el("thead", null, [el("tr", null, [
         el("th", { scope: "col", text: "Request" }), el("th", { scope: "col", class: "col-wide", text: "Status" }),
-        el("th", { scope: "col", class: "num", text: "Waiting" }), el("th", { scope: "col", text: "Assignee" }),
+        el("th", { scope: "col", class: "num", text: "Age" }), el("th", { scope: "col", class: "col-wide", text: "Assignee" }),
         el("th", { scope: "col", class: "col-wide", text: "Assignment" }), el("th", { scope: "col", class: "num col-wide", text: "Students" }),
       ])]),
       el("tbody", null, reqs.map(queueRequestRow)),

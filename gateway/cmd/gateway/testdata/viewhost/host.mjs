@@ -391,17 +391,67 @@ try {
     out.scenarios.assignment = s;
     await context.close();
   }
-  // The other two views in the dark theme at 360 px: nothing wider than
-  // the frame, and the same audit.
+  // Help queues at a glance from get_help_queue_overview: per queue its
+  // counts and its open and in-progress requests, oldest first.
+  {
+    const { context, page, frame } = await hostView("queues", {
+      uri: "ui://pawtograder/help-queues", tool: "get_help_queue_overview", args: { class_id: 1 },
+    });
+    await frame.locator("section.queue").first().waitFor();
+    const s = {};
+    s.heading = await frame.locator("h1").textContent();
+    s.totals = await frame.locator("section.card").first().locator("dl").innerText();
+    s.queues = await frame.locator("section.queue").evaluateAll((els) => els.map((q) => ({
+      heading: q.querySelector("h2").textContent,
+      facts: q.querySelector("dl").innerText,
+      empty: q.querySelector("p.muted:last-child")?.textContent ?? null,
+      rows: Array.from(q.querySelectorAll("tbody tr")).map((r) => ({
+        id: r.getAttribute("data-request-id"),
+        cells: Array.from(r.cells).map((c) => c.querySelector(".request-text")?.textContent ?? c.textContent),
+        private: !!r.querySelector(".badge"),
+      })),
+    })));
+    s.scriptElements = await frame.locator("script").count();
+    await audit(page, "queues-light");
+    await shot(page, "help-queues.png");
+    out.scenarios.queues = s;
+    await context.close();
+  }
+
+  // Grading progress from get_grading_progress; the view fetches the
+  // assignment's title (get_assignment) through the host.
+  {
+    const { context, page, frame } = await hostView("grading", {
+      uri: "ui://pawtograder/grading-progress", tool: "get_grading_progress", args: { assignment_id: 1, class_id: 1 },
+    });
+    await frame.locator("h1", { hasText: "Hello World" }).waitFor();
+    const s = {};
+    s.heading = await frame.locator("h1").textContent();
+    s.cards = await frame.locator(".cards section.card").evaluateAll((els) => els.map((c) => c.innerText));
+    s.meters = await frame.locator(".meter").evaluateAll((els) => els.map((m) => m.getAttribute("aria-label")));
+    s.graders = await frame.locator("tbody tr").evaluateAll((els) => els.map((r) => Array.from(r.cells).map((c) => c.textContent)));
+    await audit(page, "grading-light");
+    await shot(page, "grading-progress.png");
+    out.scenarios.grading = s;
+    await context.close();
+  }
+
+  // The other views in the dark theme at 360 px (375 px, a phone's width,
+  // for the two staff dashboards): nothing wider than the frame, and the
+  // same audit.
   out.scenarios.narrowDark = {};
-  for (const [name, spec, ready] of [
-    ["help-dark-360", { uri: "ui://pawtograder/help-request", tool: "get_help_request", args: { help_request_id: 1, class_id: 1 } }, ".thread li"],
-    ["assignment-dark-360", { uri: "ui://pawtograder/assignment", tool: "get_assignment", args: { assignment_id: 1, class_id: 1 } }, "dl.facts"],
+  for (const [name, spec, ready, width] of [
+    ["help-dark-360", { uri: "ui://pawtograder/help-request", tool: "get_help_request", args: { help_request_id: 1, class_id: 1 } }, ".thread li", 360],
+    ["assignment-dark-360", { uri: "ui://pawtograder/assignment", tool: "get_assignment", args: { assignment_id: 1, class_id: 1 } }, "dl.facts", 360],
+    ["queues-dark-375", { uri: "ui://pawtograder/help-queues", tool: "get_help_queue_overview", args: { class_id: 1 } }, "section.queue tbody tr", 375],
+    ["grading-dark-375", { uri: "ui://pawtograder/grading-progress", tool: "get_grading_progress", args: { assignment_id: 1, class_id: 1 } }, "h1:has-text('Hello World')", 375],
   ]) {
-    const { context, page, frame } = await hostView(name, { ...spec, theme: "dark", width: 360 });
+    const { context, page, frame } = await hostView(name, { ...spec, theme: "dark", width });
     await frame.locator(ready).first().waitFor();
     out.scenarios.narrowDark[name] = {
       overflowX: await frame.locator("html").evaluate((e) => e.scrollWidth - e.clientWidth),
+      // Nor does any table scroll sideways inside its region.
+      tableOverflowX: await frame.locator(".scroll").evaluateAll((els) => Math.max(0, ...els.map((e) => e.scrollWidth - e.clientWidth))),
       colorScheme: await frame.locator("html").evaluate((e) => getComputedStyle(e).colorScheme),
     };
     await audit(page, name);
