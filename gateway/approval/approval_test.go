@@ -71,9 +71,17 @@ func newHarness(t *testing.T) *harness {
 	return h
 }
 
-// proposeReply proposes Alice's message marker in help request 1.
+// proposeReply proposes Alice's message marker in help request 1. The
+// message, if approved, is deleted after the test: on the real-schema
+// route every package shares one database, and other packages' goldens
+// read request 1.
 func (h *harness) proposeReply(t *testing.T, marker, tokenID string) *tools.ActionState {
 	t.Helper()
+	t.Cleanup(func() {
+		if _, err := h.env.DB(t).Exec(context.Background(), `DELETE FROM public.help_request_messages WHERE message = $1`, marker); err != nil {
+			t.Errorf("removing the test's message: %v", err)
+		}
+	})
 	st, err := h.svc.Propose(context.Background(), tools.Proposal{
 		Caller:  tools.Caller{UserID: gatewaytest.Alice, TokenID: tokenID},
 		ClassID: 1, Tool: "reply_to_help_request",

@@ -1,0 +1,217 @@
+// The write tools with real parts (writes_e2e_test.go): the official
+// TypeScript SDK client proposes, and headless Chromium, driven by
+// playwright-core, is the person who opens the approval link, signs in at
+// the local stack's stand-in provider and approves or rejects.
+//
+//   node writes.mjs person <approval-url> <persona-email> <approve|reject|none> [<screenshot-dir>]
+//   node writes.mjs sdk-reply <endpoint> <mcp-token> <persona-email> <message>
+//   node writes.mjs sdk-call <endpoint> <mcp-token> <tool> <arguments-json>
+//   node writes.mjs mcp-remote <endpoint> <persona-email> <callback-port> <message>
+//
+// person prints what the browser saw (the page after sign-in, and the
+// page after the decision); with a screenshot directory it also saves the
+// review page at 1280 and 375 pixels wide. sdk-reply proposes a reply to
+// help request 1 of class 1, has the person approve it, then asks for the
+// action's state and reads the request back with get_help_request.
+// sdk-call makes one tool call. mcp-remote connects through mcp-remote
+// with nothing but the URL, as Claude Desktop runs it: the person signs in
+// and approves each authorization mcp-remote opens (the first for reading,
+// the step-up one for mcp:write when the write tool is refused with
+// insufficient_scope), then approves the proposed reply. Each prints one
+// JSON line on stdout; diagnostics go to stderr.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const [mode, ...rest] = process.argv.slice(2);
+const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
+const log = (...a) => process.stderr.write(a.join(' ') + '\n');
+
+async function launchBrowser(width) {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'writes-e2e-chromium-'));
+  const ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    viewport: { width, height: 900 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+  return { ctx, close: async () => { await ctx.close(); fs.rmSync(profile, { recursive: true, force: true }); } };
+}
+
+// seePage is what a page shows: its status, security headers, heading,
+// text, whether it offers the decision, and its width.
+async function seePage(page, resp) {
+  const h = resp ? resp.headers() : {};
+  return {
+    status: resp ? resp.status() : 0,
+    csp: h['content-security-policy'] || '', cacheControl: h['cache-control'] || '', frameOptions: h['x-frame-options'] || '',
+    heading: (await page.locator('h1').first().textContent().catch(() => '')) || '',
+    text: await page.evaluate(() => document.body.innerText),
+    approveButton: await page.getByRole('button', { name: 'Approve and write' }).count(),
+    markers: await page.locator('.text .mark').allTextContents(),
+    scrollWidth: await page.evaluate(() => document.documentElement.scrollWidth),
+  };
+}
+
+// person opens url, signs in as persona, reads the page and, when it
+// offers the decision, clicks it.
+async function person(url, persona, decision, shotDir) {
+  const browser = await launchBrowser(shotDir ? 1280 : 375);
+  try {
+    const page = await browser.ctx.newPage();
+    await page.goto(url);
+    await page.getByRole('heading', { name: /Sign in with github/ }).waitFor();
+    const landed = page.waitForResponse((r) => r.url().split('?')[0] === url && r.request().method() === 'GET');
+    await page.getByRole('button', { name: new RegExp('^' + persona.replaceAll('.', '\\.')) }).click();
+    const resp = await landed;
+    await page.waitForLoadState('load');
+    const seen = { review: await seePage(page, resp) };
+    if (shotDir) {
+      seen.shots = {};
+      for (const width of [1280, 375]) {
+        await page.setViewportSize({ width, height: 900 });
+        const file = path.join(shotDir, `approval-${width}.png`);
+        await page.screenshot({ path: file, fullPage: true });
+        seen.shots[width] = await page.evaluate(() => document.documentElement.scrollWidth);
+      }
+    }
+    if (decision !== 'none' && seen.review.approveButton > 0) {
+      const name = decision === 'approve' ? 'Approve and write' : 'Reject';
+      const decided = page.waitForResponse((r) => r.url() === url && r.request().method() === 'POST');
+      await page.getByRole('button', { name }).click();
+      const r2 = await decided;
+      await page.waitForLoadState('load');
+      seen.decided = await seePage(page, r2);
+    }
+    return seen;
+  } finally {
+    await browser.close();
+  }
+}
+
+async function connect(endpoint, token) {
+  const client = new Client({ name: 'writes-e2e', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(endpoint), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  return { client, protocol: transport.protocolVersion };
+}
+
+// Before 2026-07-28 structuredContent is {"result": <the tool's value>}.
+const result = (res) => ({ isError: !!res.isError, text: res.content?.[0]?.text, value: res.structuredContent?.result });
+
+async function sdkReply(endpoint, token, persona, message) {
+  const { client, protocol } = await connect(endpoint, token);
+  const listed = await client.listTools();
+  const reply = listed.tools.find((t) => t.name === 'reply_to_help_request');
+  const proposed = await client.callTool({ name: 'reply_to_help_request', arguments: { class_id: 1, help_request_id: 1, message } });
+  const url = proposed.structuredContent?.result?.approval_url;
+  if (!url) throw new Error('no approval_url in ' + JSON.stringify(proposed));
+  const before = await client.callTool({ name: 'get_help_request', arguments: { class_id: 1, help_request_id: 1 } });
+  const seen = await person(url, persona, 'approve');
+  const state = await client.callTool({ name: 'reply_to_help_request', arguments: { action_id: proposed.structuredContent.result.action_id } });
+  const after = await client.callTool({ name: 'get_help_request', arguments: { class_id: 1, help_request_id: 1 } });
+  out({
+    protocol, tools: listed.tools.map((t) => t.name), replyTool: reply && { title: reply.title, annotations: reply.annotations },
+    proposed: result(proposed), seen, state: result(state), before: result(before), after: result(after),
+  });
+  await client.close();
+}
+
+async function sdkCall(endpoint, token, name, args) {
+  const { client, protocol } = await connect(endpoint, token);
+  const listed = await client.listTools();
+  let res;
+  try {
+    res = result(await client.callTool({ name, arguments: JSON.parse(args) }));
+  } catch (e) {
+    res = { error: String(e.message || e) };
+  }
+  out({ protocol, tools: listed.tools.map((t) => t.name), result: res });
+  await client.close();
+}
+
+// authorizeInBrowser is the person at an OAuth authorization URL: sign in
+// at the stand-in provider, then Approve on the consent page. It returns
+// the consent page's scope lines.
+async function authorizeInBrowser(ctx, url, persona, redirectPrefix) {
+  const page = await ctx.newPage();
+  try {
+    await page.goto(url);
+    await page.getByRole('heading', { name: /Sign in with github/ }).waitFor();
+    await page.getByRole('button', { name: new RegExp('^' + persona.replaceAll('.', '\\.')) }).click();
+    await page.getByRole('button', { name: 'Approve', exact: true }).waitFor();
+    const text = await page.evaluate(() => document.body.innerText);
+    await Promise.all([
+      page.waitForURL((u) => u.href.startsWith(redirectPrefix)),
+      page.getByRole('button', { name: 'Approve', exact: true }).click(),
+    ]);
+    return { readOnlyOffered: await page.getByRole('button', { name: 'Approve read only' }).count().catch(() => 0), text };
+  } finally {
+    await page.close();
+  }
+}
+
+async function mcpRemote(endpoint, persona, port, message) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'writes-e2e-mcp-remote-'));
+  const urlFile = path.join(dir, 'opened-urls');
+  fs.writeFileSync(urlFile, '');
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [path.join(here, 'node_modules/mcp-remote/dist/proxy.js'), endpoint, port, '--host', '127.0.0.1'],
+    env: { ...process.env, BROWSER: path.join(here, 'open-url.sh'), OAUTH_URL_FILE: urlFile, MCP_REMOTE_CONFIG_DIR: path.join(dir, 'config'), DISPLAY: '', WAYLAND_DISPLAY: '' },
+    stderr: 'inherit',
+  });
+  const browser = await launchBrowser(375);
+  // The person answers every authorization mcp-remote opens, in order.
+  const consents = [];
+  let stop = false;
+  const answering = (async () => {
+    while (!stop) {
+      const urls = fs.readFileSync(urlFile, 'utf8').split('\n').filter(Boolean);
+      if (urls.length > consents.length) {
+        const u = new URL(urls[consents.length]);
+        const seen = await authorizeInBrowser(browser.ctx, u.href, persona, `http://127.0.0.1:${port}/oauth/callback`);
+        consents.push({ scope: u.searchParams.get('scope'), consentText: seen.text });
+        continue;
+      }
+      await sleep(100);
+    }
+  })();
+  try {
+    const client = new Client({ name: 'claude-desktop-like', version: '1.0.0' });
+    await client.connect(transport);
+    const read = await client.callTool({ name: 'get_assignment', arguments: { assignment_id: 1, class_id: 1 } });
+    const proposed = await client.callTool({ name: 'reply_to_help_request', arguments: { class_id: 1, help_request_id: 1, message } });
+    const value = proposed.structuredContent?.result ?? proposed.structuredContent;
+    if (!value?.approval_url) throw new Error('no approval_url in ' + JSON.stringify(proposed));
+    const seen = await person(value.approval_url, persona, 'approve');
+    const state = await client.callTool({ name: 'reply_to_help_request', arguments: { action_id: value.action_id } });
+    out({ consents, read: result(read), proposed: result(proposed), seen, state: result(state) });
+    await client.close();
+  } finally {
+    stop = true;
+    await answering.catch(() => {});
+    await browser.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const modes = {
+  person: () => person(rest[0], rest[1], rest[2], rest[3]).then(out),
+  'sdk-reply': () => sdkReply(...rest),
+  'sdk-call': () => sdkCall(...rest),
+  'mcp-remote': () => mcpRemote(...rest),
+};
+(modes[mode] || (() => Promise.reject(new Error('unknown mode ' + mode))))()
+  .then(() => process.exit(0), (e) => { log(e.stack || String(e)); out({ step: 'failed', error: String(e.message || e) }); process.exit(1); });

@@ -1,0 +1,82 @@
+package oauthserver
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
+)
+
+// TestConsentApproveReadOnly: a client asking for mcp:write gets a
+// consent page that says what writing means and offers "Approve read
+// only"; that button grants every requested scope but mcp:write (the
+// code, the token response, the access token's claims and the grant),
+// while Approve grants mcp:write. A request without mcp:write offers no
+// such button, and a posted approve_read is then refused.
+func TestConsentApproveReadOnly(t *testing.T) {
+	const readOnlyButton = `<button class="secondary" type="submit" name="decision" value="approve_read">Approve read only</button>`
+	cases := []struct {
+		name, scope, decision string
+		wantButton            bool
+		wantScopes            []string // nil: the decision is refused
+	}{
+		{name: "read only", scope: "mcp:read mcp:write offline_access", decision: "approve_read", wantButton: true, wantScopes: []string{"mcp:read"}},
+		{name: "approve", scope: "mcp:read mcp:write offline_access", decision: "approve", wantButton: true, wantScopes: []string{"mcp:read", "mcp:write"}},
+		{name: "read only, write asked alone", scope: "mcp:write", decision: "approve_read", wantButton: true, wantScopes: []string{}},
+		{name: "no write asked", scope: "mcp:read", decision: "approve_read", wantButton: false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			clientID := h.register()
+			params := h.authorizeParams(clientID)
+			params.Set("scope", tc.scope)
+			hc := h.newBrowser()
+			page := h.consentPage(hc, params)
+			if page.status != 200 {
+				t.Fatalf("consent page: %d %s", page.status, page.body)
+			}
+			if got := strings.Contains(page.body, readOnlyButton); got != tc.wantButton {
+				t.Errorf("Approve read only offered: %v, want %v", got, tc.wantButton)
+			}
+			if tc.wantButton && !strings.Contains(page.body, "nothing is written until you approve each one yourself on a Pawtograder page") {
+				t.Errorf("the consent page does not say what mcp:write allows:\n%s", page.body)
+			}
+			r := h.postForm(hc, h.issuer+"/consent", url.Values{"csrf_token": {csrfOf(t, page.body)}, "decision": {tc.decision}})
+			if tc.wantScopes == nil {
+				if r.status != 400 || !strings.Contains(r.body, "Choose Approve or Deny.") {
+					t.Errorf("approve_read without mcp:write: %d %s", r.status, r.body)
+				}
+				if len(h.store.grants) != 0 {
+					t.Errorf("grants after a refused decision: %v", h.store.grants)
+				}
+				return
+			}
+			if r.status != 303 {
+				t.Fatalf("decision: %d %s", r.status, r.body)
+			}
+			loc, _ := url.Parse(r.header.Get("Location"))
+			tk := decodeTokens(t, h.exchange(clientID, loc.Query().Get("code")))
+			if tk.Scope != strings.Join(tc.wantScopes, " ") {
+				t.Errorf("token response scope %q, want %q", tk.Scope, strings.Join(tc.wantScopes, " "))
+			}
+			claims, err := mcpauth.VerifyAPIToken(testMCPSecret, tk.AccessToken, h.clock.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.wantScopes, claims.Scopes); diff != "" {
+				t.Errorf("access token scopes (-want +got):\n%s", diff)
+			}
+			g := h.store.grants[claims.TokenID]
+			if g == nil {
+				t.Fatalf("no grant for %s", claims.TokenID)
+			}
+			if diff := cmp.Diff(tc.wantScopes, g.Scopes); diff != "" {
+				t.Errorf("grant scopes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
