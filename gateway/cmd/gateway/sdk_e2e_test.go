@@ -358,6 +358,64 @@ func testTypeScriptSDK(t *testing.T, endpoint, token string, raw map[string]stri
 			}
 		})
 	}
+	t.Run("negotiated staff tools", func(t *testing.T) {
+		testTypeScriptSDKStaffTools(t, node, endpoint, token)
+	})
+}
+
+// staffToolCalls call each read tool the original lacks with arguments
+// from the seed (supabase/fixtures/SEED.md) that return rows for Alice,
+// the instructor of class 1.
+var staffToolCalls = []sdkCall{
+	{"get_rubric", map[string]any{"class_id": 1, "assignment_id": 1}},
+	{"list_student_submissions", map[string]any{"class_id": 1, "student_profile_id": samPublic}},
+	{"search_submissions", map[string]any{"class_id": 1, "assignment_id": 1}},
+	{"list_regrade_requests", map[string]any{"class_id": 1}},
+	{"get_grading_progress", map[string]any{"class_id": 1, "assignment_id": 1}},
+	{"get_help_queue_overview", map[string]any{"class_id": 1}},
+	{"get_student_overview", map[string]any{"class_id": 1, "student_profile_id": samPublic}},
+}
+
+// testTypeScriptSDKStaffTools: the TypeScript SDK at 2025-11-25 calls every
+// staff tool; each answers with a non-null value whose structuredContent
+// the SDK itself validated against the tool's outputSchema.
+func testTypeScriptSDKStaffTools(t *testing.T, node, endpoint, token string) {
+	callsJSON, err := json.Marshal(staffToolCalls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "client.mjs", endpoint, token, "negotiated", string(callsJSON))
+	cmd.Dir = sdkClientDir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node client.mjs negotiated: %v\nstderr:\n%s", err, stderr.String())
+	}
+	var got tsSummary
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("client output: %v\n%s", err, stdout.String())
+	}
+	if len(got.Calls) != len(staffToolCalls) {
+		t.Errorf("client made %d calls, want %d", len(got.Calls), len(staffToolCalls))
+	}
+	for _, c := range staffToolCalls {
+		s, ok := got.Calls[c.Name]
+		switch {
+		case !ok:
+			t.Errorf("%s: not called", c.Name)
+		case s.Error != nil:
+			t.Errorf("%s: callTool threw: %s", c.Name, *s.Error)
+		case s.IsError || s.ContentItems != 1 || !s.Structured || !s.Validated:
+			t.Errorf("%s: isError=%v content items=%d structured=%v validated=%v, want false, 1, true, true",
+				c.Name, s.IsError, s.ContentItems, s.Structured, s.Validated)
+		case s.StructuredMatchesText == nil || !*s.StructuredMatchesText:
+			t.Errorf("%s: structuredContent does not match the text", c.Name)
+		case s.Text80 == nil || strings.HasPrefix(*s.Text80, "null"):
+			t.Errorf("%s: text %v, want a value", c.Name, s.Text80)
+		}
+	}
 }
 
 func sha256Hex(s string) string {
