@@ -71,8 +71,9 @@ var (
 // consentSeen is what the browser saw on the consent page.
 type consentSeen struct {
 	Heading, Account, CSP, CacheControl, FrameOptions, ReturnedTo, FramedURL, FramedText string
-	// In a 375-pixel-wide window.
-	ScrollWidth, ApproveHeight, ApproveWidth int
+	// In a 375-pixel-wide window; HostLines counts the lines the return
+	// address's host name is laid out on.
+	ScrollWidth, ApproveHeight, ApproveWidth, HostLines int
 }
 
 func checkConsentSeen(t *testing.T, s consentSeen, client, returnedTo string) {
@@ -89,6 +90,9 @@ func checkConsentSeen(t *testing.T, s consentSeen, client, returnedTo string) {
 	// Chromium refused to render the framed consent page.
 	if !strings.HasPrefix(s.FramedURL, "chrome-error://") || strings.Contains(s.FramedText, "Approve") || strings.Contains(s.FramedText, "expired") {
 		t.Errorf("framed consent page rendered: url %q text %q", s.FramedURL, s.FramedText)
+	}
+	if s.HostLines != 1 {
+		t.Errorf("at 375 px the return address's host spans %d lines, want 1", s.HostLines)
 	}
 	t.Logf("consent page framed by another page: frame at %q with text %q", s.FramedURL, s.FramedText)
 }

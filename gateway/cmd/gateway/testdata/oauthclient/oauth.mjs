@@ -62,6 +62,7 @@ async function signInAndApprove(ctx, url, redirectPrefix) {
     heading, account: account.trim(),
     // Nothing wider than the phone, and a thumb-sized Approve button.
     scrollWidth: await page.evaluate(() => document.documentElement.scrollWidth),
+    hostLines: await page.evaluate(() => { const h = document.querySelector(".host"); if (!h) return 0; const r = document.createRange(); r.selectNodeContents(h); return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size; }),
     approveHeight: Math.round(approveBox.height), approveWidth: Math.round(approveBox.width),
     csp: headers['content-security-policy'], cacheControl: headers['cache-control'], frameOptions: headers['x-frame-options'],
   };
