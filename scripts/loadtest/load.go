@@ -121,18 +121,18 @@ type Target struct {
 // kept-alive connection per worker, so a row measures requests and not
 // connection set-up. net/http keeps 2 idle connections per host by
 // default, and the other workers' connections would be closed and dialled
-// again on every request. The pool holds twice conns: while the workers
-// start, a request that dialled may be handed another worker's freed
-// connection, and the dialled one then waits in the pool too; with room
-// for only conns, the pool closes connections that are about to be reused.
-// Answers are read as the gateway sends them (no Accept-Encoding), and no
-// proxy is consulted.
+// again on every request. It also dials at most conns: a worker's next
+// request can start before its answered connection is back in the pool,
+// and would otherwise dial an extra one, which net/http may abandon (and
+// close) once a pooled connection comes free. Answers are read as the
+// gateway sends them (no Accept-Encoding), and no proxy is consulted.
 func newLoadClient(conns int, timeout time.Duration) *http.Client {
 	return &http.Client{
 		Transport: &http.Transport{
 			DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-			MaxIdleConns:        2 * conns,
-			MaxIdleConnsPerHost: 2 * conns,
+			MaxConnsPerHost:     conns,
+			MaxIdleConns:        conns,
+			MaxIdleConnsPerHost: conns,
 			IdleConnTimeout:     90 * time.Second,
 			DisableCompression:  true,
 		},
