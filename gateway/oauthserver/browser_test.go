@@ -171,7 +171,7 @@ func TestConsentPage(t *testing.T) {
 		t.Errorf("CSP form-action: %q", csp)
 	}
 	for _, want := range []string{"Allow Test Assistant to use Pawtograder as you?",
-		`<span class="scheme">http://</span><wbr><span class="host">127.0.0.1:33418</span><wbr><span class="path">/oauth/callback</span>`, "alice@example.edu",
+		`<span class="addr"><span class="scheme">http://</span><wbr><span class="host" title="127.0.0.1:33418"><span class="reg">127.0.0.1:33418</span></span><wbr><span class="path">/oauth/callback</span></span>`, "alice@example.edu",
 		"Read what you can see", "at most 30 days", "Test Assistant — connected with OAuth", `lang="en"`, `name="viewport"`,
 		`value="approve">Approve</button>`, `value="deny">Deny</button>`} {
 		if !strings.Contains(r.body, want) {

@@ -83,13 +83,37 @@ func displayAccount(u *supabaseUser) string {
 // never inside the host. The host is in its ASCII (IDNA) form, so a
 // look-alike such as a Cyrillic "а" in a Latin name shows up as xn--…,
 // with its registrable domain (eTLD+1) emphasised, since that is the part
-// that says who receives the access; a client name can say anything.
+// that says who receives the access; a client name can say anything. On a
+// narrow screen a host too long for the line loses the start of its
+// subdomain to an ellipsis, the way browsers' address bars do, and never
+// any of its registrable domain.
 type returnAddress struct {
 	Scheme      string // "https://"
 	Subdomain   string // "app." of app.example.com, or a whole IP or single-label host
 	Registrable string // "example.com"
 	Port        string // ":8443"
 	Path        string // "/cb", escaped
+}
+
+// Host is the whole host and port, for the page's tooltip.
+func (a returnAddress) Host() string { return a.Subdomain + a.Registrable + a.Port }
+
+// Size names the type size a phone-wide page uses for the address: the
+// part that must stay in view (registrable domain and port) fits a
+// 375-pixel line at 16 px up to about 32 characters, at the smaller sizes
+// up to about 42 and 50; beyond that the address scrolls in its own box.
+func (a returnAddress) Size() string {
+	visible := len(a.Registrable) + len(a.Port)
+	if a.Registrable == "" {
+		visible = len(a.Subdomain) + len(a.Port)
+	}
+	switch {
+	case visible > 40:
+		return " longer"
+	case visible > 32:
+		return " long"
+	}
+	return ""
 }
 
 func redirectAddress(raw string) returnAddress {

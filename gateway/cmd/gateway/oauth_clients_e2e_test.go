@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,8 +75,29 @@ var (
 type consentSeen struct {
 	Heading, Account, CSP, CacheControl, FrameOptions, ReturnedTo, FramedURL, FramedText string
 	// In a 375-pixel-wide window; HostLines counts the lines the return
-	// address's host name is laid out on.
+	// address's host name is laid out on, RegistrableLeft and Right are the
+	// edges of its registrable domain (and port) in the window.
 	ScrollWidth, ApproveHeight, ApproveWidth, HostLines int
+	HostText                                            string
+	RegistrableLeft, RegistrableRight, ViewportWidth    int
+	SubdomainElided, AddressScrolls                     bool
+	AddressFontPx                                       float64
+}
+
+// checkPhoneLayout: in the phone-sized window nothing is wider than the
+// screen, the host is on one line, and its registrable domain is wholly
+// in view without scrolling.
+func checkPhoneLayout(t *testing.T, s consentSeen) {
+	t.Helper()
+	if s.ViewportWidth != 375 || s.ScrollWidth > s.ViewportWidth {
+		t.Errorf("the consent page is %d px wide in a %d px window", s.ScrollWidth, s.ViewportWidth)
+	}
+	if s.HostLines != 1 {
+		t.Errorf("at 375 px the return address's host %q spans %d lines, want 1", s.HostText, s.HostLines)
+	}
+	if s.RegistrableLeft < 0 || s.RegistrableRight > s.ViewportWidth || s.RegistrableRight <= s.RegistrableLeft || s.AddressScrolls {
+		t.Errorf("the registrable domain of %q is laid out at %d–%d px of %d (address scrolls: %v)", s.HostText, s.RegistrableLeft, s.RegistrableRight, s.ViewportWidth, s.AddressScrolls)
+	}
 }
 
 func checkConsentSeen(t *testing.T, s consentSeen, client, returnedTo string) {
@@ -91,9 +115,7 @@ func checkConsentSeen(t *testing.T, s consentSeen, client, returnedTo string) {
 	if !strings.HasPrefix(s.FramedURL, "chrome-error://") || strings.Contains(s.FramedText, "Approve") || strings.Contains(s.FramedText, "expired") {
 		t.Errorf("framed consent page rendered: url %q text %q", s.FramedURL, s.FramedText)
 	}
-	if s.HostLines != 1 {
-		t.Errorf("at 375 px the return address's host spans %d lines, want 1", s.HostLines)
-	}
+	checkPhoneLayout(t, s)
 	t.Logf("consent page framed by another page: frame at %q with text %q", s.FramedURL, s.FramedText)
 }
 
@@ -260,4 +282,74 @@ func TestOAuthMCPRemote(t *testing.T) {
 		t.Errorf("mcp-remote: %d tools, opened the browser %d times, result %s", r.Tools, r.Opened, r.First)
 	}
 	listGrant(t, gw, "MCP CLI Proxy — connected with OAuth")
+}
+
+// TestOAuthConsentLongHost: a client registered with a long return
+// address, including look-alike names with a Cyrillic "а", shown on the
+// consent page in Chromium at 375 px: the host stays on one line in its
+// ASCII form, its registrable domain is wholly in view (the type is
+// smaller for a long one), and a subdomain too long for the line loses
+// its start to an ellipsis. With -update-screenshots the first case's
+// picture replaces docs/images/consent-375-long-host.png.
+func TestOAuthConsentLongHost(t *testing.T) {
+	env.RequireLocal(t) // signs in at the local stack's stand-in provider
+	node := oauthNode(t)
+	gw := startGateway(t, oauthVars(nil))
+	cases := []struct {
+		redirect, host string
+		elided         bool
+		fontPx         float64
+	}{
+		{"https://connect.p\u0430wtograder-course-assistant.org/oauth/callback", "connect.xn--pwtograder-course-assistant-iuv.org", true, 12.8},
+		{"https://accounts.sign-in.p\u0430wtograder-assistant-connector.org/cb", "accounts.sign-in.xn--pwtograder-assistant-connector-f5x.org", true, 10.88},
+		{"https://claude.ai/api/mcp/auth_callback", "claude.ai", false, 16},
+	}
+	for i, tc := range cases {
+		t.Run(tc.host, func(t *testing.T) {
+			r := call(t, "POST", gw+"/functions/v1/mcp-server/oauth/register", "", `{"client_name":"Course Assistant","redirect_uris":["`+tc.redirect+`"]}`)
+			var reg struct {
+				ClientID string `json:"client_id"`
+			}
+			if err := json.Unmarshal([]byte(r.body), &reg); r.status != 201 || err != nil {
+				t.Fatalf("register: %d %s", r.status, r.body)
+			}
+			sum := sha256.Sum256([]byte("consent-layout-verifier-0123456789abcdefghijklmnop"))
+			q := url.Values{"response_type": {"code"}, "client_id": {reg.ClientID}, "redirect_uri": {tc.redirect}, "state": {"st"},
+				"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"},
+				"resource": {gw + "/functions/v1/mcp-server"}, "scope": {"mcp:read"}}
+			shot := filepath.Join(t.TempDir(), "consent.png")
+			if *updateScreenshots && i == 0 {
+				var err error
+				if shot, err = filepath.Abs(filepath.Join("..", "..", "..", "docs", "images", "consent-375-long-host.png")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, node, "oauth.mjs", "consent", gw+"/functions/v1/mcp-server/oauth/authorize?"+q.Encode(), "alice.instructor@example.edu", shot)
+			cmd.Dir = oauthClientDir
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			var got struct {
+				Step string
+				Seen consentSeen
+			}
+			if err != nil || json.Unmarshal(out, &got) != nil || got.Step != "consent" {
+				t.Fatalf("oauth.mjs consent: %v\n%s\nstderr:\n%s", err, out, stderr.String())
+
+			}
+			s := got.Seen
+			if s.Heading != "Allow Course Assistant to use Pawtograder as you?" || s.HostText != tc.host {
+				t.Errorf("consent page: heading %q host %q, want host %q", s.Heading, s.HostText, tc.host)
+			}
+			checkPhoneLayout(t, s)
+			if s.SubdomainElided != tc.elided || s.AddressFontPx != tc.fontPx {
+				t.Errorf("subdomain elided %v at %v px, want %v at %v px", s.SubdomainElided, s.AddressFontPx, tc.elided, tc.fontPx)
+			}
+			if _, err := os.Stat(shot); err != nil {
+				t.Error(err)
+			}
+		})
+	}
 }

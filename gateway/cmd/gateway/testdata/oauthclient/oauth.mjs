@@ -5,6 +5,7 @@
 //
 //   node oauth.mjs sdk <endpoint> <persona-email> <access-ttl-ms>
 //   node oauth.mjs mcp-remote <endpoint> <persona-email> <callback-port>
+//   node oauth.mjs consent <authorization-url> <persona-email> [<screenshot.png>]
 //
 // Every result is one JSON line on stdout; diagnostics go to stderr. In
 // sdk mode the script waits, after its "connected" line, for a line
@@ -41,10 +42,9 @@ async function launchBrowser() {
   return { ctx, close: async () => { await ctx.close(); fs.rmSync(profile, { recursive: true, force: true }); } };
 }
 
-// signInAndApprove is the person: open the authorization URL, pick the
-// persona on the stand-in provider page, read the consent page, Approve.
-// It returns what it saw, for the test to check.
-async function signInAndApprove(ctx, url, redirectPrefix) {
+// signIn is the person arriving at the consent page: open the
+// authorization URL and pick the persona on the stand-in provider page.
+async function signIn(ctx, url) {
   const page = await ctx.newPage();
   await page.goto(url);
   await page.getByRole('heading', { name: /Sign in with github/ }).waitFor();
@@ -54,18 +54,57 @@ async function signInAndApprove(ctx, url, redirectPrefix) {
     log('no consent page; the browser is at', page.url(), '\n', await page.content());
     throw e;
   });
+  await page.getByRole('button', { name: 'Approve' }).waitFor();
+  return { page, resp };
+}
+
+// lookAtConsent is what the person sees on the consent page, for the test
+// to check: in the phone-sized window nothing is wider than the screen,
+// the return address's host is on one line with its registrable domain
+// wholly in view, and Approve is thumb-sized.
+async function lookAtConsent(page, resp) {
   const heading = await page.getByRole('heading', { level: 1 }).textContent();
   const account = await page.locator('dd').nth(1).textContent();
   const headers = resp.headers();
   const approveBox = await page.getByRole('button', { name: 'Approve' }).boundingBox();
-  const seen = {
+  const layout = await page.evaluate(() => {
+    const host = document.querySelector('.host');
+    if (!host) return { hostLines: 0 };
+    // The lines of the host's text: the tops of its text nodes' boxes.
+    const tops = new Set();
+    const walk = document.createTreeWalker(host, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      const r = document.createRange();
+      r.selectNodeContents(n);
+      for (const x of r.getClientRects()) tops.add(Math.round(x.top));
+    }
+    const reg = host.querySelector('.reg').getBoundingClientRect();
+    const sub = host.querySelector('.sub');
+    const addr = document.querySelector('.addr');
+    return {
+      hostLines: tops.size,
+      hostText: host.textContent,
+      registrableLeft: Math.floor(reg.left), registrableRight: Math.ceil(reg.right),
+      subdomainElided: sub ? sub.firstElementChild.getBoundingClientRect().width > sub.getBoundingClientRect().width : false,
+      addressScrolls: addr.scrollWidth > addr.clientWidth,
+      addressFontPx: parseFloat(getComputedStyle(addr).fontSize),
+      viewportWidth: window.innerWidth,
+    };
+  });
+  return {
     heading, account: account.trim(),
-    // Nothing wider than the phone, and a thumb-sized Approve button.
     scrollWidth: await page.evaluate(() => document.documentElement.scrollWidth),
-    hostLines: await page.evaluate(() => { const h = document.querySelector(".host"); if (!h) return 0; const r = document.createRange(); r.selectNodeContents(h); return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size; }),
+    ...layout,
     approveHeight: Math.round(approveBox.height), approveWidth: Math.round(approveBox.width),
     csp: headers['content-security-policy'], cacheControl: headers['cache-control'], frameOptions: headers['x-frame-options'],
   };
+}
+
+// signInAndApprove is the person: sign in, read the consent page, Approve.
+// It returns what it saw.
+async function signInAndApprove(ctx, url, redirectPrefix) {
+  const { page, resp } = await signIn(ctx, url);
+  const seen = await lookAtConsent(page, resp);
   const consentURL = page.url();
   await Promise.all([
     page.waitForURL((u) => u.href.startsWith(redirectPrefix)),
@@ -208,5 +247,17 @@ async function mcpRemoteMode() {
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
-const main = mode === 'sdk' ? sdkMode : mcpRemoteMode;
+// consentMode only looks: sign in at <authorization-url> (its client's
+// redirect URI need not exist), report the consent page, and with a path
+// save a screenshot of it.
+async function consentMode() {
+  const browser = await launchBrowser();
+  const { page, resp } = await signIn(browser.ctx, endpoint);
+  const seen = await lookAtConsent(page, resp);
+  if (extra) await page.screenshot({ path: extra, fullPage: true });
+  out({ step: 'consent', seen });
+  await browser.close();
+}
+
+const main = { sdk: sdkMode, 'mcp-remote': mcpRemoteMode, consent: consentMode }[mode];
 main().then(() => process.exit(0), (e) => { log(e.stack || String(e)); out({ step: 'failed', error: String(e.message || e) }); process.exit(1); });
