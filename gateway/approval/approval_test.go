@@ -47,13 +47,10 @@ func newHarness(t *testing.T) *harness {
 	g := e.Group("/functions/v1/mcp-server")
 	h.srv = httptest.NewServer(e)
 	t.Cleanup(h.srv.Close)
-	store, err := NewPostgRESTStore(PostgRESTStoreOptions{RestURL: env.RestURL, ServiceRoleKey: env.ServiceRoleKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var err error
 	h.svc, err = New(Options{
 		BaseURL: h.srv.URL + "/functions/v1/mcp-server",
-		Store:   store,
+		Store:   NewPostgRESTStore(env.ServiceREST(t)),
 		Perform: func(ctx context.Context, userID string, plan tools.WritePlan, now time.Time) (string, error) {
 			return tools.PerformWrite(ctx, env.UserClient(t, userID), plan, now)
 		},

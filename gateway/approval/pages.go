@@ -3,12 +3,9 @@ package approval
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"embed"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"html/template"
 	"io"
 	"net/http"
 	"net/url"
@@ -19,23 +16,14 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
+	"github.com/pawtograder/mcp-gateway/gateway/htmlpage"
+	"github.com/pawtograder/mcp-gateway/gateway/sealing"
 )
 
 //go:embed templates/pages.html
 var templateFS embed.FS
 
-var (
-	pages = template.Must(template.ParseFS(templateFS, "templates/pages.html"))
-	// styleHash is the CSP hash of the one inline stylesheet: the pages
-	// need no external asset and allow no other style, and no script.
-	styleHash = func() string {
-		src, _ := templateFS.ReadFile("templates/pages.html")
-		_, rest, _ := strings.Cut(string(src), "<style>")
-		css, _, _ := strings.Cut(rest, "</style>")
-		sum := sha256.Sum256([]byte(css))
-		return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
-	}()
-)
+var pages = htmlpage.Must(templateFS, "templates/pages.html")
 
 // maxFormBytes bounds the decision form.
 const maxFormBytes = 4 << 10
@@ -48,24 +36,12 @@ func (s *Service) Register(g *echo.Group) {
 	g.Match([]string{http.MethodGet, http.MethodHead, http.MethodPost}, PathPrefix+"/:id", s.action)
 }
 
-// security sets the headers of every page: nothing cached, no framing
-// (clickjacking of Approve), no script, no referrer (the callback URL
-// carries a code), forms posted only to the gateway itself.
-func security(h http.Header) {
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src "+styleHash+"; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("Cache-Control", "no-store")
-	h.Set("Pragma", "no-cache")
-}
-
 func (s *Service) render(c echo.Context, status int, name string, data any) error {
 	var buf bytes.Buffer
 	if err := pages.ExecuteTemplate(&buf, name, data); err != nil {
 		return err
 	}
-	security(c.Response().Header())
+	pages.Secure(c.Response().Header())
 	return c.HTMLBlob(status, buf.Bytes())
 }
 
@@ -99,7 +75,7 @@ func (s *Service) setSession(c echo.Context, ss *session) error {
 	if err != nil {
 		return err
 	}
-	v, err := seal(s.keys.cookie, raw, s.cookieName())
+	v, err := s.keys.cookie.Seal(raw, s.cookieName())
 	if err != nil {
 		return err
 	}
@@ -119,7 +95,7 @@ func (s *Service) getSession(c echo.Context) *session {
 	if err != nil || ck.Value == "" || len(ck.Value) > 4096 {
 		return nil
 	}
-	raw, err := open(s.keys.cookie, ck.Value, s.cookieName())
+	raw, err := s.keys.cookie.Open(ck.Value, s.cookieName())
 	if err != nil {
 		return nil
 	}
@@ -134,7 +110,7 @@ func (s *Service) getSession(c echo.Context) *session {
 const signInTTL = 15 * time.Minute
 
 func (s *Service) csrfToken(actionID, userID string) string {
-	return sign(s.keys.csrf, "approve|"+actionID+"|"+userID)
+	return s.keys.csrf.Sign("approve|" + actionID + "|" + userID)
 }
 
 // action serves PathPrefix/:id: sign-in first, then the review page (GET)
@@ -205,13 +181,13 @@ func (s *Service) statePage(c echo.Context, a *Action) error {
 // startSignIn sends the browser to Supabase Auth with a new PKCE verifier
 // bound to this action, or shows the providers when there are several.
 func (s *Service) startSignIn(c echo.Context, id string) error {
-	ss := &session{ActionID: id, Verifier: randomToken(32), Expires: s.opts.Now().Add(signInTTL).Unix()}
+	ss := &session{ActionID: id, Verifier: sealing.RandomToken(32), Expires: s.opts.Now().Add(signInTTL).Unix()}
 	if err := s.setSession(c, ss); err != nil {
 		return err
 	}
-	challenge := challengeS256(ss.Verifier)
+	challenge := sealing.S256(ss.Verifier)
 	if len(s.opts.Providers) == 1 {
-		security(c.Response().Header())
+		pages.Secure(c.Response().Header())
 		return c.Redirect(http.StatusSeeOther, s.signInURL(s.opts.Providers[0], challenge))
 	}
 	type link struct{ Name, URL string }
@@ -264,7 +240,7 @@ func (s *Service) callback(c echo.Context) error {
 	if err := s.setSession(c, ss); err != nil {
 		return err
 	}
-	security(c.Response().Header())
+	pages.Secure(c.Response().Header())
 	return c.Redirect(http.StatusSeeOther, s.ApprovalURL(ss.ActionID))
 }
 
@@ -313,7 +289,7 @@ func (s *Service) decide(c echo.Context, id string, ss *session) error {
 	if err := r.ParseForm(); err != nil {
 		return s.page(c, http.StatusBadRequest, "Something went wrong", "The form could not be read; nothing was decided.", "Open the approval link again.")
 	}
-	if !verify(s.keys.csrf, "approve|"+id+"|"+ss.UserID, r.PostForm.Get("csrf_token")) {
+	if !s.keys.csrf.Verify("approve|"+id+"|"+ss.UserID, r.PostForm.Get("csrf_token")) {
 		return s.page(c, http.StatusForbidden, "This request was not sent from the approval page", "Pawtograder refused it to protect your account; nothing was decided.", "Open the approval link again to decide.")
 	}
 	var approve bool

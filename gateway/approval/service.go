@@ -248,7 +248,7 @@ func (s *Service) sealState(rs requestState) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return seal(s.keys.state, raw, requestStateAAD)
+	return s.keys.state.Seal(raw, requestStateAAD)
 }
 
 // requestStateGrace is how long after the action's own expiry its sealed
@@ -260,7 +260,7 @@ func (s *Service) Resume(ctx context.Context, userID, tool, sealed string) (*too
 	if len(sealed) > 1024 {
 		return nil, tools.ErrNoAction
 	}
-	raw, err := open(s.keys.state, sealed, requestStateAAD)
+	raw, err := s.keys.state.Open(sealed, requestStateAAD)
 	if err != nil {
 		return nil, tools.ErrNoAction
 	}

@@ -3,9 +3,7 @@ package approval
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
@@ -64,32 +62,9 @@ type PostgRESTStore struct {
 	db *postgrest.Client
 }
 
-// PostgRESTStoreOptions configures NewPostgRESTStore.
-type PostgRESTStoreOptions struct {
-	// RestURL is <SUPABASE_URL>/rest/v1.
-	RestURL string
-	// ServiceRoleKey is SUPABASE_SERVICE_ROLE_KEY.
-	ServiceRoleKey string
-	// DirectUpstream says RestURL is PostgREST itself: no apikey header.
-	DirectUpstream bool
-	HTTPClient     *http.Client
-}
-
-// NewPostgRESTStore validates opts.
-func NewPostgRESTStore(opts PostgRESTStoreOptions) (*PostgRESTStore, error) {
-	if opts.RestURL == "" || opts.ServiceRoleKey == "" {
-		return nil, errors.New("approval: the store needs SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY")
-	}
-	apiKey := opts.ServiceRoleKey
-	if opts.DirectUpstream {
-		apiKey = ""
-	}
-	c, err := postgrest.New(postgrest.Options{BaseURL: opts.RestURL, APIKey: apiKey, HTTPClient: opts.HTTPClient, MaxBodyBytes: 1 << 20})
-	if err != nil {
-		return nil, err
-	}
-	return &PostgRESTStore{db: c.WithBearer(opts.ServiceRoleKey)}, nil
-}
+// NewPostgRESTStore keeps its tables through db, a service-role client
+// (mcpauth.ServiceClient).
+func NewPostgRESTStore(db *postgrest.Client) *PostgRESTStore { return &PostgRESTStore{db: db} }
 
 func ts(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 

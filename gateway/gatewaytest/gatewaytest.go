@@ -145,6 +145,17 @@ func (e *Env) AnonREST(t testing.TB) *postgrest.Client {
 	return c
 }
 
+// ServiceREST is a PostgREST client with the service role, as
+// mcpauth.ServiceClient builds it for the gateway's own stores.
+func (e *Env) ServiceREST(t testing.TB) *postgrest.Client {
+	t.Helper()
+	c, err := postgrest.New(postgrest.Options{BaseURL: e.RestURL, APIKey: e.ServiceRoleKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.WithBearer(e.ServiceRoleKey)
+}
+
 // UserClient is a client acting as userID with a fresh session token.
 func (e *Env) UserClient(t testing.TB, userID string) *userdb.Client {
 	t.Helper()

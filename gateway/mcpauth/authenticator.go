@@ -158,17 +158,11 @@ func New(opts Options) (*Authenticator, error) {
 		a.key = []byte(opts.MCPJWTSecret)
 	}
 	if opts.RestURL != "" && opts.ServiceRoleKey != "" {
-		c, err := postgrest.New(postgrest.Options{
-			BaseURL:      opts.RestURL,
-			APIKey:       directless(opts.ServiceRoleKey, opts.DirectUpstream),
-			HTTPClient:   opts.HTTPClient,
-			MaxBodyBytes: serviceMaxBody,
-		})
+		svc, err := ServiceClient(ServiceClientOptions{RestURL: opts.RestURL, ServiceRoleKey: opts.ServiceRoleKey, DirectUpstream: opts.DirectUpstream, HTTPClient: opts.HTTPClient})
 		if err != nil {
-			return nil, fmt.Errorf("mcpauth: %w", err)
+			return nil, err
 		}
-		// supabase-js sends the service key both as apikey and as bearer.
-		a.svc = c.WithBearer(opts.ServiceRoleKey)
+		a.svc = svc
 	}
 	go a.worker()
 	return a, nil

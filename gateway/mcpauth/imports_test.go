@@ -35,25 +35,15 @@ var postgrestAllowedInFunctions = map[string]bool{
 // wiring, and the local stack (test infrastructure that is never linked
 // into the binary).
 //
-// gateway/oauthserver is part of the authentication layer: as the OAuth
-// authorization server it writes a grant (an api_tokens row, its refresh
-// tokens and codes) for a user who has no session the gateway keeps, and
-// its own tables are closed to every role but the service role. It is
-// exactly that one package; tool handlers and functions/* still never
-// see the key.
-//
-// gateway/approval is part of it for the same reason: it keeps the write
-// tools' pending actions in a table closed to every role but the service
-// role, and checks the approving person itself. The approved write runs
-// as that person through a per-user client, never with the key.
+// The OAuth server's and the approval pages' stores keep tables closed to
+// every role but the service role; they are handed a client built by
+// mcpauth.ServiceClient and never name the key.
 //
 // deploy/ holds deployment tooling (the Helm post-renderer writes the
 // variable's name into manifests); none of it is linked into the binary.
 var serviceKeyAllowed = []string{
 	"deploy/",
 	"gateway/mcpauth",
-	"gateway/oauthserver",
-	"gateway/approval",
 	"gateway/config",
 	"gateway/cmd/",
 	"gateway/gatewaytest",
@@ -200,7 +190,8 @@ type O struct{ ServiceRoleKey string }
 		t.Errorf("mcpauth may name the key and build clients: %v", got)
 	}
 	if !allowedDir("gateway/cmd/gateway", serviceKeyAllowed) || allowedDir("gateway/mcpauthx", serviceKeyAllowed) || allowedDir("functions/mcptokens", serviceKeyAllowed) ||
-		!allowedDir("gateway/oauthserver", serviceKeyAllowed) || allowedDir("gateway/oauthserverx", serviceKeyAllowed) || allowedDir("functions/mcpserver", serviceKeyAllowed) {
+		!allowedDir("gateway/config", serviceKeyAllowed) || allowedDir("gateway/configx", serviceKeyAllowed) || allowedDir("functions/mcpserver", serviceKeyAllowed) ||
+		allowedDir("gateway/oauthserver", serviceKeyAllowed) || allowedDir("gateway/approval", serviceKeyAllowed) {
 		t.Error("allowedDir is wrong")
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/pawtograder/mcp-gateway/gateway/sealing"
 )
 
 // authorize is the authorization endpoint (OAuth 2.1 §4.1.1). Until the
@@ -73,7 +75,7 @@ func (s *Server) authorize(c echo.Context) error {
 		}
 	}
 	p := &pending{
-		ID:               randomToken(16),
+		ID:               sealing.RandomToken(16),
 		ClientHash:       hashToken(client.ID),
 		ClientName:       client.DisplayName(),
 		RedirectURI:      redirect,
@@ -81,7 +83,7 @@ func (s *Server) authorize(c echo.Context) error {
 		Challenge:        challenge,
 		Scopes:           grantScopes(q.Get("scope")),
 		Resource:         q.Get("resource"),
-		SupabaseVerifier: randomToken(32),
+		SupabaseVerifier: sealing.RandomToken(32),
 		Expires:          s.opts.Now().Add(s.opts.PendingTTL).Unix(),
 	}
 	if err := s.setPending(c, p); err != nil {
@@ -89,7 +91,7 @@ func (s *Server) authorize(c echo.Context) error {
 	}
 	if len(s.opts.Providers) == 1 {
 		pageSecurity(c.Response().Header(), "")
-		return c.Redirect(http.StatusSeeOther, s.signInURL(s.opts.Providers[0], s256(p.SupabaseVerifier)))
+		return c.Redirect(http.StatusSeeOther, s.signInURL(s.opts.Providers[0], sealing.S256(p.SupabaseVerifier)))
 	}
 	type link struct{ Name, URL string }
 	data := struct {
@@ -116,7 +118,7 @@ func (s *Server) signin(c echo.Context) error {
 		return s.page(c, http.StatusBadRequest, "Unknown sign-in option", "That sign-in option is not offered here.", "Go back and choose one of the listed options.")
 	}
 	pageSecurity(c.Response().Header(), "")
-	return c.Redirect(http.StatusSeeOther, s.signInURL(provider, s256(p.SupabaseVerifier)))
+	return c.Redirect(http.StatusSeeOther, s.signInURL(provider, sealing.S256(p.SupabaseVerifier)))
 }
 
 // expired is the page for a missing, tampered or expired pending cookie.

@@ -3,6 +3,8 @@ package oauthserver
 import (
 	"testing"
 	"time"
+
+	"github.com/pawtograder/mcp-gateway/gateway/sealing"
 )
 
 func benchServer(b *testing.B) *Server {
@@ -31,14 +33,14 @@ func BenchmarkDecodeClientID(b *testing.B) {
 // BenchmarkPendingCookie seals and opens a typical pending authorization.
 func BenchmarkPendingCookie(b *testing.B) {
 	s := benchServer(b)
-	plain := []byte(`{"id":"0123456789abcdefghijkl","ch":"` + hashToken("c") + `","cn":"Claude","ru":"https://claude.ai/api/mcp/auth_callback","st":"state","cc":"` + s256(testVerifier) + `","sc":["mcp:read"],"sv":"` + testVerifier + `","exp":1}`)
+	plain := []byte(`{"id":"0123456789abcdefghijkl","ch":"` + hashToken("c") + `","cn":"Claude","ru":"https://claude.ai/api/mcp/auth_callback","st":"state","cc":"` + sealing.S256(testVerifier) + `","sc":["mcp:read"],"sv":"` + testVerifier + `","exp":1}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		v, err := s.keys.sealBytes(plain, "mcp_oauth")
+		v, err := s.keys.seal.Seal(plain, "mcp_oauth")
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := s.keys.open(v, "mcp_oauth"); err != nil {
+		if _, err := s.keys.seal.Open(v, "mcp_oauth"); err != nil {
 			b.Fatal(err)
 		}
 	}

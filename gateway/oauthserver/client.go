@@ -124,7 +124,7 @@ func (s *Server) encodeClientID(p dcrPayload) (string, error) {
 		return "", err
 	}
 	body := b64.EncodeToString(raw)
-	return dcrPrefix + body + "." + sign(s.keys.client, body), nil
+	return dcrPrefix + body + "." + s.keys.client.Sign(body), nil
 }
 
 // decodeClientID verifies a signed client_id; ok is false for anything
@@ -135,7 +135,7 @@ func (s *Server) decodeClientID(id string) (*Client, bool) {
 		return nil, false
 	}
 	body, sig, found := strings.Cut(rest, ".")
-	if !found || !verify(s.keys.client, body, sig) {
+	if !found || !s.keys.client.Verify(body, sig) {
 		return nil, false
 	}
 	raw, err := b64.DecodeString(body)

@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
+
+	"github.com/pawtograder/mcp-gateway/gateway/sealing"
 )
 
 // consent shows the consent page (GET) and takes the decision (POST).
@@ -66,7 +68,7 @@ func (s *Server) consent(c echo.Context) error {
 	if decision == "deny" {
 		return s.redirectError(c, p.RedirectURI, p.State, codeAccessDenied, "The user denied the request")
 	}
-	code := randomToken(32)
+	code := sealing.RandomToken(32)
 	err = s.opts.Store.SaveCode(r.Context(), Code{
 		Hash:        hashToken(code),
 		TokenID:     uuid.NewString(),

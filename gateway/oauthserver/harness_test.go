@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
+	"github.com/pawtograder/mcp-gateway/gateway/sealing"
 )
 
 const (
@@ -68,7 +69,7 @@ func (f *fakeAuth) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case !ok:
 		w.WriteHeader(404)
 		io.WriteString(w, `{"code":404,"error_code":"flow_state_not_found","msg":"invalid flow state, no valid flow state found"}`)
-	case s256(body.CodeVerifier) != s.challenge:
+	case sealing.S256(body.CodeVerifier) != s.challenge:
 		w.WriteHeader(400)
 		io.WriteString(w, `{"code":400,"error_code":"bad_code_verifier","msg":"code challenge does not match previously saved code verifier"}`)
 	default:
@@ -200,7 +201,7 @@ func (h *harness) authorizeParams(clientID string) url.Values {
 		"response_type":         {"code"},
 		"client_id":             {clientID},
 		"redirect_uri":          {testRedirect},
-		"code_challenge":        {s256(testVerifier)},
+		"code_challenge":        {sealing.S256(testVerifier)},
 		"code_challenge_method": {"S256"},
 		"state":                 {"xyz-state"},
 		"scope":                 {"mcp:read offline_access"},
@@ -220,7 +221,7 @@ func (h *harness) signIn(hc *http.Client, params url.Values, userID, email strin
 	if loc.Host != "project.example" || loc.Path != "/auth/v1/authorize" {
 		h.t.Fatalf("authorize redirected to %s", loc)
 	}
-	code := "sb-code-" + randomToken(6)
+	code := "sb-code-" + sealing.RandomToken(6)
 	h.auth.mu.Lock()
 	h.auth.codes[code] = fakeSignIn{userID, email, loc.Query().Get("code_challenge")}
 	h.auth.mu.Unlock()

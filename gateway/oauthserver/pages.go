@@ -2,48 +2,25 @@ package oauthserver
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"embed"
-	"encoding/base64"
-	"html/template"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/pawtograder/mcp-gateway/gateway/htmlpage"
 )
 
 //go:embed templates/pages.html
 var templateFS embed.FS
 
-var (
-	pages = template.Must(template.ParseFS(templateFS, "templates/pages.html"))
-	// styleHash is the CSP hash of the one inline stylesheet, so the pages
-	// need no external asset and allow no other style or any script.
-	styleHash = func() string {
-		src, _ := templateFS.ReadFile("templates/pages.html")
-		_, rest, _ := strings.Cut(string(src), "<style>")
-		css, _, _ := strings.Cut(rest, "</style>")
-		sum := sha256.Sum256([]byte(css))
-		return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
-	}()
-)
+var pages = htmlpage.Must(templateFS, "templates/pages.html")
 
-// pageSecurity sets the headers of every HTML page: nothing cached, no
-// framing (clickjacking of the Approve button), no scripts, no referrer
-// (the callback URL carries a code), and form posts only to the gateway
-// and, for the 303 that follows a decision, the client's redirect origin.
-func pageSecurity(h http.Header, formTarget string) {
-	csp := "default-src 'none'; style-src " + styleHash + "; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
-	if formTarget != "" {
-		csp += " " + formTarget
-	}
-	h.Set("Content-Security-Policy", csp)
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
-	setNoStore(h)
-}
+// pageSecurity sets the headers of every HTML page (htmlpage.Set.Secure);
+// formTarget is the client's redirect origin, for the 303 that follows a
+// decision, or "".
+func pageSecurity(h http.Header, formTarget string) { pages.Secure(h, formTarget) }
 
 // origin is scheme://host of a URL, for form-action, with the host in its
 // ASCII form: header values carry no raw UTF-8, and browsers match

@@ -47,7 +47,7 @@ func (s *Server) setPending(c echo.Context, p *pending) error {
 	if err != nil {
 		return err
 	}
-	v, err := s.keys.sealBytes(raw, s.cookieName())
+	v, err := s.keys.seal.Seal(raw, s.cookieName())
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func (s *Server) getPending(c echo.Context) *pending {
 	if err != nil || ck.Value == "" || len(ck.Value) > 8192 {
 		return nil
 	}
-	raw, err := s.keys.open(ck.Value, s.cookieName())
+	raw, err := s.keys.seal.Open(ck.Value, s.cookieName())
 	if err != nil {
 		return nil
 	}
@@ -83,8 +83,10 @@ func (s *Server) getPending(c echo.Context) *pending {
 
 // csrfToken binds the consent form to one pending authorization: a token
 // from another authorization (or another user's) does not verify.
-func (s *Server) csrfToken(p *pending) string { return sign(s.keys.csrf, "consent|"+p.ID+"|"+p.UserID) }
+func (s *Server) csrfToken(p *pending) string {
+	return s.keys.csrf.Sign("consent|" + p.ID + "|" + p.UserID)
+}
 
 func (s *Server) checkCSRF(p *pending, token string) bool {
-	return token != "" && verify(s.keys.csrf, "consent|"+p.ID+"|"+p.UserID, token)
+	return token != "" && s.keys.csrf.Verify("consent|"+p.ID+"|"+p.UserID, token)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
+	"github.com/pawtograder/mcp-gateway/gateway/sealing"
 )
 
 // registration is the RFC 7591 request subset the server reads. Unknown
@@ -75,7 +76,7 @@ func (s *Server) register(c echo.Context) error {
 		return s.writeError(c, oauthErr(http.StatusBadRequest, code, msg))
 	}
 	issued := s.opts.Now().Unix()
-	id, err := s.encodeClientID(dcrPayload{Name: client.Name, Redirect: client.RedirectURIs, AppType: client.ApplicationType, Issued: issued, Nonce: randomToken(9)})
+	id, err := s.encodeClientID(dcrPayload{Name: client.Name, Redirect: client.RedirectURIs, AppType: client.ApplicationType, Issued: issued, Nonce: sealing.RandomToken(9)})
 	if err != nil {
 		return s.writeError(c, err)
 	}

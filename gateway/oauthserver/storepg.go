@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
@@ -22,32 +21,9 @@ type PostgRESTStore struct {
 	db *postgrest.Client
 }
 
-// PostgRESTStoreOptions configures NewPostgRESTStore.
-type PostgRESTStoreOptions struct {
-	// RestURL is <SUPABASE_URL>/rest/v1.
-	RestURL string
-	// ServiceRoleKey is SUPABASE_SERVICE_ROLE_KEY.
-	ServiceRoleKey string
-	// DirectUpstream says RestURL is PostgREST itself: no apikey header.
-	DirectUpstream bool
-	HTTPClient     *http.Client
-}
-
-// NewPostgRESTStore validates opts.
-func NewPostgRESTStore(opts PostgRESTStoreOptions) (*PostgRESTStore, error) {
-	if opts.RestURL == "" || opts.ServiceRoleKey == "" {
-		return nil, errors.New("oauthserver: the store needs SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY")
-	}
-	apiKey := opts.ServiceRoleKey
-	if opts.DirectUpstream {
-		apiKey = ""
-	}
-	c, err := postgrest.New(postgrest.Options{BaseURL: opts.RestURL, APIKey: apiKey, HTTPClient: opts.HTTPClient, MaxBodyBytes: 1 << 20})
-	if err != nil {
-		return nil, err
-	}
-	return &PostgRESTStore{db: c.WithBearer(opts.ServiceRoleKey)}, nil
-}
+// NewPostgRESTStore keeps its tables through db, a service-role client
+// (mcpauth.ServiceClient).
+func NewPostgRESTStore(db *postgrest.Client) *PostgRESTStore { return &PostgRESTStore{db: db} }
 
 const (
 	tableCodes    = "mcp_oauth_codes"

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
 	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
+	"github.com/pawtograder/mcp-gateway/gateway/sealing"
 )
 
 // The package's Supabase stack (a local one, or the real one named by
@@ -38,11 +39,7 @@ func realStack(t *testing.T) *gatewaytest.Env {
 
 func newPGStore(t *testing.T, env *gatewaytest.Env) *PostgRESTStore {
 	t.Helper()
-	s, err := NewPostgRESTStore(PostgRESTStoreOptions{RestURL: env.RestURL, ServiceRoleKey: env.ServiceRoleKey})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return NewPostgRESTStore(env.ServiceREST(t))
 }
 
 // pgHarness is the harness with the PostgREST store of the real stack, no
@@ -61,11 +58,11 @@ func pgHarness(t *testing.T, env *gatewaytest.Env) (*harness, *PostgRESTStore) {
 // saveTestCode stores a code for clientID as the consent page would after
 // Alice approved scopes, and returns the code and its grant's token id.
 func saveTestCode(ctx context.Context, s Store, clientID string, scopes []string) (string, string, error) {
-	code := randomToken(32)
+	code := sealing.RandomToken(32)
 	id := uuid.NewString()
 	err := s.SaveCode(ctx, Code{
 		Hash: hashToken(code), TokenID: id, ClientHash: hashToken(clientID), ClientName: "Test Assistant",
-		RedirectURI: testRedirect, Challenge: s256(testVerifier), UserID: aliceID, Scopes: scopes,
+		RedirectURI: testRedirect, Challenge: sealing.S256(testVerifier), UserID: aliceID, Scopes: scopes,
 		ExpiresAt: time.Now().Add(time.Minute),
 	})
 	return code, id, err
@@ -235,9 +232,9 @@ func TestPostgRESTStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("MarkCodeUsed first use", *c, Code{Hash: hashToken(code), TokenID: tokenID, ClientHash: hashToken(client), ClientName: "Test Assistant",
-		RedirectURI: testRedirect, Challenge: s256(testVerifier), UserID: aliceID, Scopes: []string{"mcp:read", "mcp:write"},
+		RedirectURI: testRedirect, Challenge: sealing.S256(testVerifier), UserID: aliceID, Scopes: []string{"mcp:read", "mcp:write"},
 		ExpiresAt: c.ExpiresAt, Used: false})
-	first := randomToken(8)
+	first := sealing.RandomToken(8)
 	active, err := s.CreateGrant(ctx, hashToken(code), Grant{Name: "Store Test — connected with OAuth", ClientID: client, ExpiresAt: now.Add(time.Hour)}, hashToken(first), now)
 	checkErr("CreateGrant error", err, nil)
 	check("CreateGrant active", active, true)
@@ -264,13 +261,13 @@ func TestPostgRESTStore(t *testing.T) {
 	// Rotation, a retry, and reuse.
 	rotate := func(what, hash string, want Rotation) string {
 		t.Helper()
-		next := hashToken(randomToken(8))
+		next := hashToken(sealing.RandomToken(8))
 		got, err := s.RotateRefresh(ctx, hash, next, now)
 		checkErr(what+" error", err, nil)
 		check(what, got, want)
 		return next
 	}
-	_, err = s.RotateRefresh(ctx, hashToken("no such token"), hashToken(randomToken(8)), now)
+	_, err = s.RotateRefresh(ctx, hashToken("no such token"), hashToken(sealing.RandomToken(8)), now)
 	checkErr("RotateRefresh of an unknown token", err, ErrNotFound)
 	lost := rotate("first rotation", hashToken(first), Rotated)
 	if r, _ := s.FindRefresh(ctx, hashToken(first)); !r.Used || r.ReplacedBy != lost {
@@ -301,7 +298,7 @@ func TestPostgRESTStore(t *testing.T) {
 		t.Fatalf("replay: %+v %v", c, err)
 	}
 	check("after a replay, before the grant", readGrant(t, db, tokenID2), grantState{})
-	active, err = s.CreateGrant(ctx, hashToken(code2), Grant{Name: "x", ClientID: client, ExpiresAt: now.Add(time.Hour)}, hashToken(randomToken(8)), now)
+	active, err = s.CreateGrant(ctx, hashToken(code2), Grant{Name: "x", ClientID: client, ExpiresAt: now.Add(time.Hour)}, hashToken(sealing.RandomToken(8)), now)
 	checkErr("CreateGrant after a replay error", err, nil)
 	check("CreateGrant after a replay active", active, false)
 	check("grant created after a replay", readGrant(t, db, tokenID2), grantState{Row: true, Revoked: true, Listed: true})
@@ -314,7 +311,7 @@ func TestPostgRESTStore(t *testing.T) {
 	if _, err := s.MarkCodeUsed(ctx, hashToken(code3), now); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CreateGrant(ctx, hashToken(code3), Grant{Name: "x", ClientID: client, ExpiresAt: now.Add(time.Hour)}, hashToken(randomToken(8)), now); err != nil {
+	if _, err := s.CreateGrant(ctx, hashToken(code3), Grant{Name: "x", ClientID: client, ExpiresAt: now.Add(time.Hour)}, hashToken(sealing.RandomToken(8)), now); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
+	"github.com/pawtograder/mcp-gateway/gateway/sealing"
 )
 
 // refreshPrefix marks refresh tokens, so revocation can tell them from
@@ -159,7 +160,7 @@ func (s *Server) redeemCode(ctx context.Context, form url.Values) (*tokenRespons
 		return nil, oauthErr(http.StatusBadRequest, codeInvalidTarget, "resource does not match the authorization request")
 	}
 	expires := now.Add(s.opts.GrantTTL)
-	rt := refreshPrefix + randomToken(32)
+	rt := refreshPrefix + sealing.RandomToken(32)
 	active, err := s.opts.Store.CreateGrant(ctx, stored.Hash, Grant{
 		TokenID:     stored.TokenID,
 		UserID:      stored.UserID,
@@ -229,7 +230,7 @@ func (s *Server) refresh(ctx context.Context, form url.Values) (*tokenResponse, 
 	if err != nil {
 		return nil, err
 	}
-	next := refreshPrefix + randomToken(32)
+	next := refreshPrefix + sealing.RandomToken(32)
 	outcome, err := s.opts.Store.RotateRefresh(ctx, hash, hashToken(next), now)
 	switch {
 	case errors.Is(err, ErrNotFound):

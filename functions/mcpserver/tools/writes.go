@@ -420,28 +420,43 @@ func writeQueueName(row *jsjson.Object) string {
 	return unknownQueue
 }
 
+// replyArgs are what both reply tools read, in this order (the first
+// failure is the answer): the class, the target's id, the text,
+// staff_only, then the caller's staff role in the class.
+type replyArgs struct {
+	classID, targetID int64
+	text              string
+	staffOnly         bool
+	me                *staffMember
+}
+
+func readReplyArgs(ctx context.Context, c *Call, tool, targetName, textName string) (replyArgs, error) {
+	var a replyArgs
+	var err error
+	if a.classID, err = idArg(c.Args, tool, "class_id"); err != nil {
+		return a, err
+	}
+	if a.targetID, err = idArg(c.Args, tool, targetName); err != nil {
+		return a, err
+	}
+	if a.text, err = textArg(c.Args, tool, textName); err != nil {
+		return a, err
+	}
+	a.staffOnly = boolArg(c.Args, "staff_only")
+	a.me, err = requireStaff(ctx, c, tool, a.classID)
+	return a, err
+}
+
 func replyToHelpRequest(ctx context.Context, c *Call) (any, error) {
 	const tool = "reply_to_help_request"
 	if v, ok, err := actionState(ctx, c, tool); ok {
 		return v, err
 	}
-	classID, err := idArg(c.Args, tool, "class_id")
+	a, err := readReplyArgs(ctx, c, tool, "help_request_id", "message")
 	if err != nil {
 		return nil, err
 	}
-	requestID, err := idArg(c.Args, tool, "help_request_id")
-	if err != nil {
-		return nil, err
-	}
-	message, err := textArg(c.Args, tool, "message")
-	if err != nil {
-		return nil, err
-	}
-	staffOnly := boolArg(c.Args, "staff_only")
-	me, err := requireStaff(ctx, c, tool, classID)
-	if err != nil {
-		return nil, err
-	}
+	classID, requestID, message, staffOnly, me := a.classID, a.targetID, a.text, a.staffOnly, a.me
 	hr, err := helpTarget(ctx, c, classID, requestID)
 	if err != nil {
 		return nil, err
@@ -554,23 +569,11 @@ func replyToDiscussionThread(ctx context.Context, c *Call) (any, error) {
 	if v, ok, err := actionState(ctx, c, tool); ok {
 		return v, err
 	}
-	classID, err := idArg(c.Args, tool, "class_id")
+	a, err := readReplyArgs(ctx, c, tool, "thread_id", "body")
 	if err != nil {
 		return nil, err
 	}
-	threadID, err := idArg(c.Args, tool, "thread_id")
-	if err != nil {
-		return nil, err
-	}
-	body, err := textArg(c.Args, tool, "body")
-	if err != nil {
-		return nil, err
-	}
-	staffOnly := boolArg(c.Args, "staff_only")
-	me, err := requireStaff(ctx, c, tool, classID)
-	if err != nil {
-		return nil, err
-	}
+	classID, threadID, body, staffOnly, me := a.classID, a.targetID, a.text, a.staffOnly, a.me
 	raw, err := c.DB.From("discussion_threads").
 		Select("id, subject, body, root, topic_id, instructors_only, draft").
 		Eq("id", writeIDString(threadID)).

@@ -223,6 +223,17 @@ type upstreams struct {
 	observe func(ctx context.Context, table string, status int, err error)
 }
 
+// serviceDB is the service-role PostgREST client of the OAuth server's
+// store and the approval store, built by mcpauth, where the key lives.
+func serviceDB(cfg config.Config, up upstreams) (*postgrest.Client, error) {
+	return mcpauth.ServiceClient(mcpauth.ServiceClientOptions{
+		RestURL:        up.restURL,
+		ServiceRoleKey: cfg.SupabaseServiceRoleKey,
+		DirectUpstream: cfg.PostgRESTDirect,
+		HTTPClient:     up.rest,
+	})
+}
+
 // buildUpstreams builds the PostgREST and Auth clients over base.
 func buildUpstreams(cfg config.Config, base http.RoundTripper, m *metrics.Metrics) upstreams {
 	client := func(upstream string, endpoint func(*http.Request) string) *http.Client {
@@ -263,7 +274,7 @@ func buildOAuth(cfg config.Config, log *slog.Logger, up upstreams) (oauthFront, 
 		issuer = up.authURL
 	}
 	if cfg.OAuthServer.Mode == config.OAuthServerGateway && cfg.MCPServerEnabled {
-		srv, err := buildOAuthServer(cfg, log, resource, up.restURL, up.authURL, up.rest, up.auth)
+		srv, err := buildOAuthServer(cfg, log, resource, up)
 		if err != nil {
 			return o, err
 		}

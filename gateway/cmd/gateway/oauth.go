@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"net/http"
 	"strings"
 	"time"
 
@@ -19,17 +18,12 @@ const oauthPrefix = "/oauth"
 // buildOAuthServer builds the gateway's own authorization server
 // (GATEWAY_OAUTH_SERVER=gateway). config.Load has already checked that
 // everything it needs is set.
-func buildOAuthServer(cfg config.Config, log *slog.Logger, resource, restURL, authURL string, db, auth *http.Client) (*oauthserver.Server, error) {
+func buildOAuthServer(cfg config.Config, log *slog.Logger, resource string, up upstreams) (*oauthserver.Server, error) {
 	issuer := strings.TrimRight(cfg.PublicURL.String(), "/") + "/functions/v1/" + slugMCPServer + oauthPrefix
 	if cfg.IssuerURL != "" && strings.TrimRight(cfg.IssuerURL, "/") == issuer {
 		return nil, fmt.Errorf("GATEWAY_ISSUER_URL must not be %s, where the OAuth authorization server lives (GATEWAY_OAUTH_SERVER=gateway); use another path such as …/%s/oidc", issuer, slugMCPServer)
 	}
-	store, err := oauthserver.NewPostgRESTStore(oauthserver.PostgRESTStoreOptions{
-		RestURL:        restURL,
-		ServiceRoleKey: cfg.SupabaseServiceRoleKey,
-		DirectUpstream: cfg.PostgRESTDirect,
-		HTTPClient:     db,
-	})
+	svc, err := serviceDB(cfg, up)
 	if err != nil {
 		return nil, err
 	}
@@ -39,17 +33,17 @@ func buildOAuthServer(cfg config.Config, log *slog.Logger, resource, restURL, au
 	}
 	publicAuth := cfg.OAuthIssuer // where browsers reach Supabase Auth (default: GATEWAY_AUTH_URL)
 	if publicAuth == "" {
-		publicAuth = authURL
+		publicAuth = up.authURL
 	}
 	return oauthserver.New(oauthserver.Options{
 		Issuer:        issuer,
 		ResourceURL:   resource,
 		Secrets:       cfg.OAuthServer.Secrets,
-		AuthURL:       authURL,
+		AuthURL:       up.authURL,
 		AuthPublicURL: publicAuth,
 		AnonKey:       anonKey,
 		Providers:     cfg.OAuthServer.Providers,
-		Store:         store,
+		Store:         oauthserver.NewPostgRESTStore(svc),
 		Mint: func(sub string, scopes []string, id string, days float64, now time.Time) (string, error) {
 			return mcpauth.MintAPIToken(cfg.MCPJWTSecret, sub, scopes, id, days, now)
 		},
@@ -60,7 +54,7 @@ func buildOAuthServer(cfg config.Config, log *slog.Logger, resource, restURL, au
 			}
 			return c.TokenID, nil
 		},
-		HTTPClient:       auth,
+		HTTPClient:       up.auth,
 		TrustedProxies:   cfg.OAuthServer.TrustedProxies,
 		AllowPrivateCIMD: cfg.OAuthServer.CIMDAllowPrivate,
 		AccessTokenTTL:   cfg.OAuthServer.AccessTokenTTL,

@@ -16,19 +16,15 @@ import (
 
 // buildApprovals builds the write tools' approval service when
 // GATEWAY_WRITE_TOOLS=on (docs/writes.md), else nil: the catalogue then
-// has no write tools and no approval page is mounted. Its store holds the
-// service role; the approved write runs as the approving user through
-// users, so row-level security decides.
+// has no write tools and no approval page is mounted. Its store keeps the
+// pending actions through the service-role client (serviceDB); the
+// approved write runs as the approving user through users, so row-level
+// security decides.
 func buildApprovals(cfg config.Config, log, audit *slog.Logger, up upstreams, users *userdb.Factory, m *metrics.Metrics) (*approval.Service, error) {
 	if !cfg.WriteTools {
 		return nil, nil
 	}
-	store, err := approval.NewPostgRESTStore(approval.PostgRESTStoreOptions{
-		RestURL:        up.restURL,
-		ServiceRoleKey: cfg.SupabaseServiceRoleKey,
-		DirectUpstream: cfg.PostgRESTDirect,
-		HTTPClient:     up.rest,
-	})
+	svc, err := serviceDB(cfg, up)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +38,7 @@ func buildApprovals(cfg config.Config, log, audit *slog.Logger, up upstreams, us
 	}
 	return approval.New(approval.Options{
 		BaseURL: strings.TrimRight(cfg.PublicURL.String(), "/") + "/functions/v1/" + slugMCPServer,
-		Store:   store,
+		Store:   approval.NewPostgRESTStore(svc),
 		Perform: func(ctx context.Context, userID string, plan tools.WritePlan, now time.Time) (string, error) {
 			db, err := users.ForUser(ctx, userID)
 			if err != nil {

@@ -1,0 +1,59 @@
+// Package htmlpage holds what the gateway's server-rendered pages (the
+// OAuth server's sign-in and consent, the write tools' approval) share: a
+// template file whose one inline stylesheet the pages' Content Security
+// Policy allows by its hash, and the headers every page is served with.
+// The pages load nothing from elsewhere and run no script.
+package htmlpage
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"strings"
+)
+
+// Set is one parsed template file.
+type Set struct {
+	*template.Template
+	styleSrc string // 'sha256-…' of the stylesheet
+}
+
+// Must parses the template file name of fsys; it panics if the file does
+// not parse or holds no <style> element, which only a broken build does.
+func Must(fsys fs.FS, name string) *Set {
+	src, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		panic("htmlpage: " + err.Error())
+	}
+	_, rest, found := strings.Cut(string(src), "<style>")
+	css, _, closed := strings.Cut(rest, "</style>")
+	if !found || !closed {
+		panic("htmlpage: " + name + " has no <style> element")
+	}
+	sum := sha256.Sum256([]byte(css))
+	return &Set{
+		Template: template.Must(template.ParseFS(fsys, name)),
+		styleSrc: "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'",
+	}
+}
+
+// Secure sets the headers of a page: nothing cached, no framing
+// (clickjacking of an Approve button), no script and no other style, no
+// referrer (a callback URL carries a code), and forms posted only to the
+// gateway and to formTargets (the origin a decision's 303 leads to).
+func (s *Set) Secure(h http.Header, formTargets ...string) {
+	csp := "default-src 'none'; style-src " + s.styleSrc + "; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+	for _, t := range formTargets {
+		if t != "" {
+			csp += " " + t
+		}
+	}
+	h.Set("Content-Security-Policy", csp)
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Pragma", "no-cache")
+}
