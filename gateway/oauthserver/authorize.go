@@ -90,7 +90,7 @@ func (s *Server) authorize(c echo.Context) error {
 		return s.writeError(c, err)
 	}
 	if len(s.opts.Providers) == 1 {
-		pageSecurity(c.Response().Header(), "")
+		pages.Secure(c.Response().Header())
 		return c.Redirect(http.StatusSeeOther, s.signInURL(s.opts.Providers[0], sealing.S256(p.SupabaseVerifier)))
 	}
 	type link struct{ Name, URL string }
@@ -117,7 +117,7 @@ func (s *Server) signin(c echo.Context) error {
 	if !slices.Contains(s.opts.Providers, provider) {
 		return s.page(c, http.StatusBadRequest, "Unknown sign-in option", "That sign-in option is not offered here.", "Go back and choose one of the listed options.")
 	}
-	pageSecurity(c.Response().Header(), "")
+	pages.Secure(c.Response().Header())
 	return c.Redirect(http.StatusSeeOther, s.signInURL(provider, sealing.S256(p.SupabaseVerifier)))
 }
 
@@ -170,7 +170,7 @@ func (s *Server) redirectError(c echo.Context, redirect, state, code, desc strin
 
 // redirectTo answers 303 to redirectURL.
 func (s *Server) redirectTo(c echo.Context, redirect, state string, params url.Values) error {
-	pageSecurity(c.Response().Header(), "")
+	pages.Secure(c.Response().Header())
 	return c.Redirect(http.StatusSeeOther, s.redirectURL(redirect, state, params))
 }
 

@@ -67,7 +67,7 @@ func (s *Server) callback(c echo.Context) error {
 	if err := s.setPending(c, p); err != nil {
 		return s.writeError(c, err)
 	}
-	pageSecurity(c.Response().Header(), "")
+	pages.Secure(c.Response().Header())
 	return c.Redirect(http.StatusSeeOther, s.endpoint("/consent"))
 }
 

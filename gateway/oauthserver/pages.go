@@ -3,7 +3,6 @@ package oauthserver
 import (
 	"bytes"
 	"embed"
-	"net/http"
 	"net/url"
 	"strings"
 
@@ -16,11 +15,6 @@ import (
 var templateFS embed.FS
 
 var pages = htmlpage.Must(templateFS, "templates/pages.html")
-
-// pageSecurity sets the headers of every HTML page (htmlpage.Set.Secure);
-// formTarget is the client's redirect origin, for the 303 that follows a
-// decision, or "".
-func pageSecurity(h http.Header, formTarget string) { pages.Secure(h, formTarget) }
 
 // origin is scheme://host of a URL, for form-action, with the host in its
 // ASCII form: header values carry no raw UTF-8, and browsers match
@@ -38,7 +32,7 @@ func (s *Server) render(c echo.Context, status int, name string, data any, formT
 	if err := pages.ExecuteTemplate(&buf, name, data); err != nil {
 		return err
 	}
-	pageSecurity(c.Response().Header(), formTarget)
+	pages.Secure(c.Response().Header(), formTarget)
 	return c.HTMLBlob(status, buf.Bytes())
 }
 

@@ -324,20 +324,12 @@ func TestOAuthConsentLongHost(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, node, "oauth.mjs", "consent", gw+"/functions/v1/mcp-server/oauth/authorize?"+q.Encode(), "alice.instructor@example.edu", shot)
-			cmd.Dir = oauthClientDir
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			out, err := cmd.Output()
 			var got struct {
 				Step string
 				Seen consentSeen
 			}
-			if err != nil || json.Unmarshal(out, &got) != nil || got.Step != "consent" {
-				t.Fatalf("oauth.mjs consent: %v\n%s\nstderr:\n%s", err, out, stderr.String())
-
+			if err := runNodeJSON(node, oauthClientDir, &got, "oauth.mjs", "consent", gw+"/functions/v1/mcp-server/oauth/authorize?"+q.Encode(), "alice.instructor@example.edu", shot); err != nil || got.Step != "consent" {
+				t.Fatalf("oauth.mjs consent: step %q: %v", got.Step, err)
 			}
 			s := got.Seen
 			if s.Heading != "Allow Course Assistant to use Pawtograder as you?" || s.HostText != tc.host {

@@ -384,18 +384,9 @@ func testTypeScriptSDKStaffTools(t *testing.T, node, endpoint, token string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "client.mjs", endpoint, token, "negotiated", string(callsJSON))
-	cmd.Dir = sdkClientDir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("node client.mjs negotiated: %v\nstderr:\n%s", err, stderr.String())
-	}
 	var got tsSummary
-	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
-		t.Fatalf("client output: %v\n%s", err, stdout.String())
+	if err := runNodeJSON(node, sdkClientDir, &got, "client.mjs", endpoint, token, "negotiated", string(callsJSON)); err != nil {
+		t.Fatal(err)
 	}
 	if len(got.Calls) != len(staffToolCalls) {
 		t.Errorf("client made %d calls, want %d", len(got.Calls), len(staffToolCalls))

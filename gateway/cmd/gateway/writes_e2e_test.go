@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -85,19 +82,7 @@ func writesNode(t *testing.T, v any, args ...string) {
 
 // runWrites is writesNode for goroutines other than the test's.
 func runWrites(node string, v any, args ...string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, append([]string{"writes.mjs"}, args...)...)
-	cmd.Dir = oauthClientDir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("node writes.mjs %s: %v\nstdout:\n%s\nstderr:\n%s", args[0], err, stdout.String(), stderr.String())
-	}
-	if err := json.Unmarshal(stdout.Bytes(), v); err != nil {
-		return fmt.Errorf("writes.mjs output: %v\n%s", err, stdout.String())
-	}
-	return nil
+	return runNodeJSON(node, oauthClientDir, v, "writes.mjs", args...)
 }
 
 // pageSeen is one page as the browser saw it.

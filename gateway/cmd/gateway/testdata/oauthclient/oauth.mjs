@@ -11,45 +11,23 @@
 // sdk mode the script waits, after its "connected" line, for a line
 // "revoked" on stdin and then makes one more tool call.
 import http from 'node:http';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import readline from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { launchBrowser, pickPersona, sleep, startMCPRemote } from './person.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 const [mode, endpoint, persona, extra] = process.argv.slice(2);
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
 const log = (...a) => process.stderr.write(a.join(' ') + '\n');
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-// The guide's Chromium flags, with a fresh profile.
-async function launchBrowser() {
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'oauth-e2e-chromium-'));
-  const ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    // A phone-sized window: the sign-in and consent pages must work there.
-    viewport: { width: 375, height: 740 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
-  return { ctx, close: async () => { await ctx.close(); fs.rmSync(profile, { recursive: true, force: true }); } };
-}
 
 // signIn is the person arriving at the consent page: open the
 // authorization URL and pick the persona on the stand-in provider page.
 async function signIn(ctx, url) {
   const page = await ctx.newPage();
   await page.goto(url);
-  await page.getByRole('heading', { name: /Sign in with github/ }).waitFor();
   const consentResponse = page.waitForResponse((r) => r.url().endsWith('/oauth/consent') && r.request().method() === 'GET');
-  await page.getByRole('button', { name: new RegExp(persona.replace('.', '\\.')) }).click();
+  await pickPersona(page, persona);
   const resp = await consentResponse.catch(async (e) => {
     log('no consent page; the browser is at', page.url(), '\n', await page.content());
     throw e;
@@ -141,7 +119,7 @@ async function sdkMode() {
   await new Promise((r) => srv.listen(0, '127.0.0.1', r));
   const redirectUrl = `http://127.0.0.1:${srv.address().port}/callback`;
 
-  const browser = await launchBrowser();
+  const browser = await launchBrowser({ height: 740 });
   let seen;
   let allowRedirect = true;
   const state = { refreshes: 0, tokenSaves: 0 };
@@ -217,41 +195,32 @@ async function sdkMode() {
 
 async function mcpRemoteMode() {
   const port = extra;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'oauth-e2e-mcp-remote-'));
-  const urlFile = path.join(dir, 'opened-urls');
-  fs.writeFileSync(urlFile, '');
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [path.join(here, 'node_modules/mcp-remote/dist/proxy.js'), endpoint, port, '--host', '127.0.0.1'],
-    env: { ...process.env, BROWSER: path.join(here, 'open-url.sh'), OAUTH_URL_FILE: urlFile, MCP_REMOTE_CONFIG_DIR: path.join(dir, 'config'), DISPLAY: '', WAYLAND_DISPLAY: '' },
-    stderr: 'inherit',
-  });
-  const browser = await launchBrowser();
+  const remote = startMCPRemote(endpoint, port);
+  const browser = await launchBrowser({ height: 740 });
   // The person: wait for mcp-remote to "open the browser", then sign in.
   const person = (async () => {
     for (;;) {
-      const urls = fs.readFileSync(urlFile, 'utf8').split('\n').filter(Boolean);
+      const urls = remote.openedURLs();
       if (urls.length) return signInAndApprove(browser.ctx, urls[0], `http://127.0.0.1:${port}/oauth/callback`);
       await sleep(100);
     }
   })();
   const client = new Client({ name: 'claude-desktop-like', version: '1.0.0' });
-  await client.connect(transport);
+  await client.connect(remote.transport);
   const tools = await client.listTools();
   const res = await client.callTool({ name: 'get_assignment', arguments: { assignment_id: 1, class_id: 1 } });
   const seen = await person;
-  out({ step: 'connected', seen, tools: tools.tools.length, first: toolText(res),
-    opened: fs.readFileSync(urlFile, 'utf8').split('\n').filter(Boolean).length });
+  out({ step: 'connected', seen, tools: tools.tools.length, first: toolText(res), opened: remote.openedURLs().length });
   await client.close();
   await browser.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  remote.cleanup();
 }
 
 // consentMode only looks: sign in at <authorization-url> (its client's
 // redirect URI need not exist), report the consent page, and with a path
 // save a screenshot of it.
 async function consentMode() {
-  const browser = await launchBrowser();
+  const browser = await launchBrowser({ height: 740 });
   const { page, resp } = await signIn(browser.ctx, endpoint);
   const seen = await lookAtConsent(page, resp);
   if (extra) await page.screenshot({ path: extra, fullPage: true });

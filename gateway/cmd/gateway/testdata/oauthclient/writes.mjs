@@ -19,33 +19,14 @@
 // the step-up one for mcp:write when the write tool is refused with
 // insufficient_scope), then approves the proposed reply. Each prints one
 // JSON line on stdout; diagnostics go to stderr.
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { fileURLToPath } from 'node:url';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+import { launchBrowser, pickPersona, sleep, startMCPRemote } from './person.mjs';
 
 const [mode, ...rest] = process.argv.slice(2);
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
 const log = (...a) => process.stderr.write(a.join(' ') + '\n');
-
-async function launchBrowser(width) {
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'writes-e2e-chromium-'));
-  const ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    viewport: { width, height: 900 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
-  return { ctx, close: async () => { await ctx.close(); fs.rmSync(profile, { recursive: true, force: true }); } };
-}
 
 // seePage is what a page shows: its status, security headers, heading,
 // text, whether it offers the decision, and its width.
@@ -65,13 +46,12 @@ async function seePage(page, resp) {
 // person opens url, signs in as persona, reads the page and, when it
 // offers the decision, clicks it.
 async function person(url, persona, decision, shotDir) {
-  const browser = await launchBrowser(shotDir ? 1280 : 375);
+  const browser = await launchBrowser({ width: shotDir ? 1280 : 375 });
   try {
     const page = await browser.ctx.newPage();
     await page.goto(url);
-    await page.getByRole('heading', { name: /Sign in with github/ }).waitFor();
     const landed = page.waitForResponse((r) => r.url().split('?')[0] === url && r.request().method() === 'GET');
-    await page.getByRole('button', { name: new RegExp('^' + persona.replaceAll('.', '\\.')) }).click();
+    await pickPersona(page, persona);
     const resp = await landed;
     await page.waitForLoadState('load');
     const seen = { review: await seePage(page, resp) };
@@ -148,8 +128,7 @@ async function authorizeInBrowser(ctx, url, persona, redirectPrefix) {
   const page = await ctx.newPage();
   try {
     await page.goto(url);
-    await page.getByRole('heading', { name: /Sign in with github/ }).waitFor();
-    await page.getByRole('button', { name: new RegExp('^' + persona.replaceAll('.', '\\.')) }).click();
+    await pickPersona(page, persona);
     await page.getByRole('button', { name: 'Approve', exact: true }).waitFor();
     const text = await page.evaluate(() => document.body.innerText);
     await Promise.all([
@@ -163,22 +142,14 @@ async function authorizeInBrowser(ctx, url, persona, redirectPrefix) {
 }
 
 async function mcpRemote(endpoint, persona, port, message) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'writes-e2e-mcp-remote-'));
-  const urlFile = path.join(dir, 'opened-urls');
-  fs.writeFileSync(urlFile, '');
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [path.join(here, 'node_modules/mcp-remote/dist/proxy.js'), endpoint, port, '--host', '127.0.0.1'],
-    env: { ...process.env, BROWSER: path.join(here, 'open-url.sh'), OAUTH_URL_FILE: urlFile, MCP_REMOTE_CONFIG_DIR: path.join(dir, 'config'), DISPLAY: '', WAYLAND_DISPLAY: '' },
-    stderr: 'inherit',
-  });
-  const browser = await launchBrowser(375);
+  const remote = startMCPRemote(endpoint, port);
+  const browser = await launchBrowser();
   // The person answers every authorization mcp-remote opens, in order.
   const consents = [];
   let stop = false;
   const answering = (async () => {
     while (!stop) {
-      const urls = fs.readFileSync(urlFile, 'utf8').split('\n').filter(Boolean);
+      const urls = remote.openedURLs();
       if (urls.length > consents.length) {
         const u = new URL(urls[consents.length]);
         const seen = await authorizeInBrowser(browser.ctx, u.href, persona, `http://127.0.0.1:${port}/oauth/callback`);
@@ -190,7 +161,7 @@ async function mcpRemote(endpoint, persona, port, message) {
   })();
   try {
     const client = new Client({ name: 'claude-desktop-like', version: '1.0.0' });
-    await client.connect(transport);
+    await client.connect(remote.transport);
     const read = await client.callTool({ name: 'get_assignment', arguments: { assignment_id: 1, class_id: 1 } });
     const proposed = await client.callTool({ name: 'reply_to_help_request', arguments: { class_id: 1, help_request_id: 1, message } });
     const value = proposed.structuredContent?.result ?? proposed.structuredContent;
@@ -203,7 +174,7 @@ async function mcpRemote(endpoint, persona, port, message) {
     stop = true;
     await answering.catch(() => {});
     await browser.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    remote.cleanup();
   }
 }
 
