@@ -111,6 +111,7 @@ func TestFloorReplaysTheGateway(t *testing.T) {
 	t.Cleanup(floor.Close)
 
 	lookups := []string{floorRevocation, floorStaff}
+	totalReads := 0
 	for _, sc := range Scenarios(IDs{Class: 1, Submission: 3, HelpRequest: 1, Assignment: 1}, "2025-06-18") {
 		token := "tok"
 		if sc.NoAuth {
@@ -131,13 +132,21 @@ func TestFloorReplaysTheGateway(t *testing.T) {
 			wantReads = lookups
 		}
 		reads := backend.take()
+		totalReads += len(reads)
 		sort.Strings(reads[:min(2, len(reads))]) // the look-ups arrive in either order
 		if fmt.Sprint(reads) != fmt.Sprint(wantReads) {
 			t.Errorf("%s: upstream reads %v, want %v", sc.Name, reads, wantReads)
 		}
 	}
-	if n := backend.conns.Load(); n != 2 {
-		t.Errorf("the floor used %d upstream connections for sequential requests, want 2 (one per look-up, reused)", n)
+	// Two connections serve the concurrent look-ups and are reused after.
+	// net/http puts a connection back in its pool just after its body's end
+	// has been read, so a following request may now and then dial a third
+	// (6 runs in 300 did); a client without reuse would dial one per read.
+	if n := backend.conns.Load(); n < 2 || n > 4 {
+		t.Errorf("the floor used %d upstream connections for %d sequential reads, want 2 to 4 (one per look-up, reused)", n, totalReads)
+	}
+	if totalReads < 12 {
+		t.Errorf("the scenarios made %d upstream reads; too few to tell reuse from none", totalReads)
 	}
 	// A request it did not record is refused, not answered with another's
 	// answer.

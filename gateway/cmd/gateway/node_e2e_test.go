@@ -5,7 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
 	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
 	"time"
 )
 
@@ -30,4 +36,34 @@ func runNodeJSON(node, dir string, v any, script string, args ...string) error {
 		return fmt.Errorf("node %s output: %v\n%s", name, err, stdout.String())
 	}
 	return nil
+}
+
+// portForChild returns a free loopback port for a child process to bind
+// (mcp-remote's OAuth callback). It is taken below the kernel's ephemeral
+// range, so that between this choice and the child's bind no listener on
+// port 0 and no outgoing connection of the parallel test binaries is
+// given the same port.
+func portForChild(t *testing.T) int {
+	t.Helper()
+	low := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if n, err := strconv.Atoi(f[0]); err == nil {
+				low = n
+			}
+		}
+	}
+	const span = 8000
+	for range 100 {
+		port := max(1024, low-span) + rand.IntN(span)
+		if port >= low {
+			continue
+		}
+		if ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
+			ln.Close()
+			return port
+		}
+	}
+	t.Fatalf("no free loopback port below %d", low)
+	return 0
 }

@@ -8,7 +8,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
-	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -253,12 +252,7 @@ func TestOAuthMCPRemote(t *testing.T) {
 	env.RequireLocal(t) // signs in at the local stack's stand-in provider
 	node := oauthNode(t)
 	gw := oauthGateway(t, time.Hour)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
+	port := portForChild(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "oauth.mjs", "mcp-remote", gw+"/functions/v1/mcp-server", "alice.instructor@example.edu", strconv.Itoa(port))

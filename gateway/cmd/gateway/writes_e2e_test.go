@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"net"
 	"net/http"
 	"os"
 	"path"
@@ -549,12 +548,7 @@ func TestWritesApprovalPageScreenshots(t *testing.T) {
 func TestWritesMCPRemote(t *testing.T) {
 	requireStandIn(t)
 	gw := startGateway(t, writeVars())
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
+	port := portForChild(t)
 	const message = "writes e2e: proposed through mcp-remote"
 	forgetMessage(t, message)
 	var r struct {

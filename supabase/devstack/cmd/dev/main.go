@@ -23,10 +23,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -83,19 +80,6 @@ func envOr(name, def string) string {
 	return def
 }
 
-// freePort returns port when it can be bound on loopback, else a free one.
-func freePort(port int) (int, error) {
-	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-	if err != nil {
-		l, err = net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, err
-		}
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 func randomSecret() string {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b)
@@ -106,21 +90,13 @@ func run(ctx context.Context, logger *slog.Logger, out io.Writer, f flags) (err 
 	if f.gatewayBin == "" {
 		return errors.New("-gateway-bin is required (scripts/dev builds it)")
 	}
-	stackPort, err := freePort(f.stackPort)
-	if err != nil {
-		return err
-	}
-	gatewayPort, err := freePort(f.gatewayPort)
-	if err != nil {
-		return err
-	}
 	if f.databaseURL == "" {
 		fmt.Fprintln(out, "Starting PostgreSQL and the local Supabase stack…")
 	} else {
 		fmt.Fprintln(out, "Starting the local Supabase stack over the existing database…")
 	}
 	startCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	stack, err := devstack.Start(startCtx, devstack.Options{Port: stackPort, Logger: logger, DatabaseURL: f.databaseURL})
+	stack, err := devstack.Start(startCtx, devstack.Options{Port: portOrFree(f.stackPort), Logger: logger, DatabaseURL: f.databaseURL})
 	cancel()
 	if err != nil {
 		return err
@@ -133,45 +109,29 @@ func run(ctx context.Context, logger *slog.Logger, out io.Writer, f flags) (err 
 
 	mcpSecret := randomSecret()
 	oauthSecret := randomSecret()
-	gatewayURL := fmt.Sprintf("http://127.0.0.1:%d", gatewayPort)
-	gwEnv := append(os.Environ(),
-		"SUPABASE_URL="+stack.URL,
-		"SUPABASE_ANON_KEY="+stack.AnonKey,
-		"SUPABASE_SERVICE_ROLE_KEY="+stack.ServiceRoleKey,
-		"MCP_JWT_SECRET="+mcpSecret,
-		"JWT_SECRET="+stack.GatewaySigningJWK,
-		"EDGE_FUNCTIONS_URL="+gatewayURL,
-		"GATEWAY_PUBLIC_URL="+gatewayURL,
-		"GATEWAY_LISTEN_ADDR="+fmt.Sprintf("127.0.0.1:%d", gatewayPort),
-		"GATEWAY_LOG_FORMAT=text",
-		// The gateway's own OAuth server, so any OAuth MCP client
-		// connects with the URL alone (docs/oauth.md); an explicit
-		// GATEWAY_OAUTH_SERVER in the caller's environment wins.
-		"GATEWAY_OAUTH_SECRET="+oauthSecret,
-		"GATEWAY_OAUTH_PROVIDERS="+envOr("GATEWAY_OAUTH_PROVIDERS", "github"),
-	)
-	cmd := exec.Command(f.gatewayBin)
-	cmd.Env = gwEnv
-	cmd.Stdout = os.Stderr
-	cmd.Stderr = os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("starting the gateway: %w", err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	}()
-	if err := waitHealthy(ctx, gatewayURL+"/healthz", exited); err != nil {
+	gw, err := startGateway(ctx, f.gatewayBin, f.gatewayPort, func(url, listen string) []string {
+		return append(os.Environ(),
+			"SUPABASE_URL="+stack.URL,
+			"SUPABASE_ANON_KEY="+stack.AnonKey,
+			"SUPABASE_SERVICE_ROLE_KEY="+stack.ServiceRoleKey,
+			"MCP_JWT_SECRET="+mcpSecret,
+			"JWT_SECRET="+stack.GatewaySigningJWK,
+			"EDGE_FUNCTIONS_URL="+url,
+			"GATEWAY_PUBLIC_URL="+url,
+			"GATEWAY_LISTEN_ADDR="+listen,
+			"GATEWAY_LOG_FORMAT=text",
+			// The gateway's own OAuth server, so any OAuth MCP client
+			// connects with the URL alone (docs/oauth.md); an explicit
+			// GATEWAY_OAUTH_SERVER in the caller's environment wins.
+			"GATEWAY_OAUTH_SECRET="+oauthSecret,
+			"GATEWAY_OAUTH_PROVIDERS="+envOr("GATEWAY_OAUTH_PROVIDERS", "github"),
+		)
+	})
+	if err != nil {
 		return err
 	}
+	defer gw.stop()
+	gatewayURL := gw.url
 
 	token, tokenID, err := mintDemoToken(ctx, stack.DatabaseURL, demo.userID, mcpSecret)
 	if err != nil {
@@ -227,32 +187,10 @@ func run(ctx context.Context, logger *slog.Logger, out io.Writer, f flags) (err 
 	case <-ctx.Done():
 		fmt.Fprintln(out, "\nStopping…")
 		return nil
-	case err := <-exited:
-		exited <- err // let the deferred stop see it
+	case err := <-gw.exited:
+		gw.exited <- err // let the deferred stop see it
 		return fmt.Errorf("the gateway exited: %v", err)
 	}
-}
-
-func waitHealthy(ctx context.Context, url string, exited chan error) error {
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case err := <-exited:
-			exited <- err
-			return fmt.Errorf("the gateway exited during start-up: %v", err)
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-		resp, err := http.Get(url)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-	}
-	return errors.New("the gateway did not become healthy within 60 s")
 }
 
 // demoUser is whom the demo token acts for: an instructor, one of their
