@@ -141,9 +141,11 @@ func TestFloorReplaysTheGateway(t *testing.T) {
 	// Two connections serve the concurrent look-ups and are reused after.
 	// net/http puts a connection back in its pool just after its body's end
 	// has been read, so a following request may now and then dial a third
-	// (6 runs in 300 did); a client without reuse would dial one per read.
-	if n := backend.conns.Load(); n < 2 || n > 4 {
-		t.Errorf("the floor used %d upstream connections for %d sequential reads, want 2 to 4 (one per look-up, reused)", n, totalReads)
+	// (6 runs in 300 did), and on a busy machine it closes one whose write
+	// goroutine is late to report; a client without reuse dials one per
+	// read.
+	if n := backend.conns.Load(); n < 2 || int(n) > totalReads/2 {
+		t.Errorf("the floor used %d upstream connections for %d sequential reads, want 2 to %d (one per look-up, reused)", n, totalReads, totalReads/2)
 	}
 	if totalReads < 12 {
 		t.Errorf("the scenarios made %d upstream reads; too few to tell reuse from none", totalReads)

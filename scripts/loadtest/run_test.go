@@ -154,20 +154,28 @@ func scenario(t *testing.T, name string) Scenario {
 	return scs[0]
 }
 
-// TestRunLoadKeepsItsConnections: with the load run's client a row opens
-// exactly one connection per worker and closes none, so the row measures
-// requests and not connection set-up.
+// TestRunLoadKeepsItsConnections: with the load run's client a row never
+// has more than one connection per worker open and reuses them, so the row
+// measures requests and not connection set-up. net/http closes a
+// connection instead of reusing it when its write goroutine has not
+// reported the request written within 50 ms of the answer's end, which a
+// machine busy with the parallel test binaries sometimes delays; so a few
+// replacements are allowed, far fewer than a client without reuse makes.
 func TestRunLoadKeepsItsConnections(t *testing.T) {
-	const workers = 8
+	const workers, requests = 8, 4000
 	f := &fakeGateway{}
-	var opened, closed atomic.Int32
+	var opened, closed, open, peak atomic.Int32
 	srv := httptest.NewUnstartedServer(f)
 	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
 		switch st {
 		case http.StateNew:
 			opened.Add(1)
+			n := open.Add(1)
+			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+			}
 		case http.StateClosed, http.StateHijacked:
 			closed.Add(1)
+			open.Add(-1)
 		}
 	}
 	srv.Start()
@@ -180,18 +188,18 @@ func TestRunLoadKeepsItsConnections(t *testing.T) {
 	metrics := httptest.NewServer(f)
 	t.Cleanup(metrics.Close)
 	probe := &Probe{MetricsURL: metrics.URL + "/metrics", Client: metrics.Client()}
-	r, err := RunLoad(context.Background(), tgt, probe, scenario(t, "tools/list"), LoadOptions{Concurrency: workers, Duration: 10 * time.Second, MaxRequests: 4000})
+	r, err := RunLoad(context.Background(), tgt, probe, scenario(t, "tools/list"), LoadOptions{Concurrency: workers, Duration: 10 * time.Second, MaxRequests: requests})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Requests != 4000 || r.Errors != 0 {
-		t.Fatalf("requests %d errors %d, want 4000 and 0 (first error %q)", r.Requests, r.Errors, r.FirstError)
+	if r.Requests != requests || r.Errors != 0 {
+		t.Fatalf("requests %d errors %d, want %d and 0 (first error %q)", r.Requests, r.Errors, requests, r.FirstError)
 	}
-	if n := closed.Load(); n != 0 {
-		t.Errorf("%d connections were closed during the row (%d opened for %d workers), want 0", n, opened.Load(), workers)
+	if n := peak.Load(); n > workers {
+		t.Errorf("%d connections were open at once for %d workers, want at most %d", n, workers, workers)
 	}
-	if n := opened.Load(); n != workers {
-		t.Errorf("%d connections opened for %d workers, want %d", n, workers, workers)
+	if n := closed.Load(); n > requests/400 {
+		t.Errorf("%d connections were closed during the row of %d requests (%d opened), want at most %d", n, requests, opened.Load(), requests/400)
 	}
 }
 

@@ -118,6 +118,13 @@ func portOrFree(port int) int {
 	return port
 }
 
+// healthProbe asks /healthz once; its timeout keeps a listener that
+// accepts and never answers (another process on the port) from holding
+// the start-up.
+var healthProbe = &http.Client{Timeout: time.Second}
+
+// waitHealthy polls url until it answers 200, the gateway exits or 60 s
+// pass.
 func waitHealthy(ctx context.Context, url string, exited chan error) error {
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
@@ -129,8 +136,11 @@ func waitHealthy(ctx context.Context, url string, exited chan error) error {
 			return ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
-		resp, err := http.Get(url)
-		if err == nil {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		if resp, err := healthProbe.Do(req); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return nil

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // gatewayEnv is an environment for the real gateway over the shared seeded
@@ -107,5 +109,37 @@ func TestStartGatewayRetriesATakenPort(t *testing.T) {
 	}
 	if n := countRuns(t, runs); n != startAttempts {
 		t.Errorf("the gateway was started %d times, want %d (then give up)", n, startAttempts)
+	}
+}
+
+// TestWaitHealthyOutlastsASilentListener: when another process holds the
+// gateway's port and accepts without answering, the start-up still notices
+// the gateway's exit instead of waiting on that listener for ever.
+func TestWaitHealthyOutlastsASilentListener(t *testing.T) {
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	go func() {
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	exited := make(chan error, 1)
+	time.AfterFunc(300*time.Millisecond, func() { exited <- errors.New("exit status 1") })
+	done := make(chan error, 1)
+	go func() { done <- waitHealthy(context.Background(), "http://"+silent.Addr().String()+"/healthz", exited) }()
+	select {
+	case err := <-done:
+		if want := "the gateway exited during start-up: exit status 1"; err == nil || err.Error() != want {
+			t.Errorf("waitHealthy: %v, want %q", err, want)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("waitHealthy still waits on a listener that never answers, 5 s after the gateway exited")
 	}
 }
