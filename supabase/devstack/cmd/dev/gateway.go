@@ -96,26 +96,30 @@ func (b *bindWatch) Write(p []byte) (int, error) {
 
 // freePort returns port when it can be bound on loopback, else a free one.
 func freePort(port int) (int, error) {
-	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-	if err != nil {
-		l, err = net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, err
-		}
+	if p, err := bindablePort(port); err == nil {
+		return p, nil
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return bindablePort(0)
 }
 
 // portOrFree returns port when it can be bound on loopback now, else 0 (for
 // a component that picks a free port itself while binding).
 func portOrFree(port int) int {
-	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-	if err != nil {
+	if _, err := bindablePort(port); err != nil {
 		return 0
 	}
-	l.Close()
-	return port
+	return port // 0 stays 0: the component picks while binding, with no gap
+}
+
+// bindablePort is the port a loopback listener asking for port gets (any
+// free one for 0), released again.
+func bindablePort(port int) (int, error) {
+	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // healthProbe asks /healthz once; its timeout keeps a listener that
