@@ -132,6 +132,9 @@ func (s *Server) isResource(res string) bool {
 	return strings.TrimRight(res, "/") == strings.TrimRight(s.opts.ResourceURL, "/")
 }
 
+// mcpScopes are the scopes a grant can hold, in their fixed order.
+var mcpScopes = []string{"mcp:read", "mcp:write"}
+
 // grantScopes turns the requested scope into what is granted: the known
 // MCP scopes asked for, in a fixed order; unknown scopes are dropped (RFC
 // 6749 §3.3 lets the server ignore them, and the token response then
@@ -140,7 +143,7 @@ func (s *Server) isResource(res string) bool {
 func grantScopes(scope string) []string {
 	asked := strings.Fields(scope)
 	var out []string
-	for _, s := range []string{"mcp:read", "mcp:write"} {
+	for _, s := range mcpScopes {
 		if slices.Contains(asked, s) {
 			out = append(out, s)
 		}

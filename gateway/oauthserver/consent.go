@@ -1,6 +1,7 @@
 package oauthserver
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -43,15 +44,33 @@ func (s *Server) consent(c echo.Context) error {
 		return s.page(c, http.StatusForbidden, "This request was not sent from the consent page", "Pawtograder refused it to protect your account.", "If you were connecting an assistant, go back to its consent page and choose again.")
 	}
 	decision := r.PostForm.Get("decision")
-	if decision == "approve_read" && slices.Contains(p.Scopes, "mcp:write") {
+	approved := p.Scopes
+	switch {
+	case decision == "approve", decision == "deny":
+	case decision == "approve_read" && slices.Contains(p.Scopes, "mcp:write"):
 		// The person grants reading only: the code carries every
 		// requested scope but mcp:write.
-		p.Scopes = slices.DeleteFunc(slices.Clone(p.Scopes), func(s string) bool { return s == "mcp:write" })
+		approved = slices.DeleteFunc(slices.Clone(p.Scopes), func(s string) bool { return s == "mcp:write" })
 		decision = "approve"
-	}
-	if decision != "approve" && decision != "deny" {
+	default:
 		s.clearPending(c)
 		return s.page(c, http.StatusBadRequest, "Something went wrong", "Choose Approve or Deny.", "Start connecting again from your assistant.")
+	}
+	var replaces []string
+	if decision == "approve" {
+		// A step-up is decided on what was asked for, not on what was
+		// approved: "Approve read only" on a step-up page still replaces
+		// the existing connection, with no less than it had. The look-up
+		// runs again here rather than trusting the page, and before the
+		// decision is recorded, so a failure leaves the page usable.
+		up, err := s.findStepUp(r.Context(), p)
+		if err != nil {
+			s.log.ErrorContext(r.Context(), "oauth consent: reading the client's grants failed", "error", err.Error())
+			return s.unavailable(c)
+		}
+		if up != nil {
+			approved, replaces = unionScopes(approved, up.Has), up.Replaces
+		}
 	}
 	// The cookie is sealed, not stored, so deleting it from this browser
 	// does not stop a copy being posted again: the decision is recorded
@@ -59,7 +78,7 @@ func (s *Server) consent(c echo.Context) error {
 	first, err := s.opts.Store.ConsumePending(r.Context(), p.ID, time.Unix(p.Expires, 0))
 	if err != nil {
 		s.log.ErrorContext(r.Context(), "oauth consent: recording the decision failed", "error", err.Error())
-		return s.page(c, http.StatusServiceUnavailable, "Pawtograder is unavailable", "Your decision could not be recorded just now.", "Go back to the consent page and choose again in a few minutes.")
+		return s.unavailable(c)
 	}
 	s.clearPending(c)
 	if !first {
@@ -77,9 +96,10 @@ func (s *Server) consent(c echo.Context) error {
 		RedirectURI: p.RedirectURI,
 		Challenge:   p.Challenge,
 		UserID:      p.UserID,
-		Scopes:      p.Scopes,
+		Scopes:      approved,
 		Resource:    p.Resource,
 		ExpiresAt:   s.opts.Now().Add(s.opts.CodeTTL),
+		Replaces:    replaces,
 	})
 	if err != nil {
 		s.log.ErrorContext(r.Context(), "oauth consent: saving the code failed", "error", err.Error())
@@ -88,9 +108,100 @@ func (s *Server) consent(c echo.Context) error {
 	return s.redirectTo(c, p.RedirectURI, p.State, url.Values{"code": {code}})
 }
 
-func (s *Server) showConsent(c echo.Context, p *pending) error {
-	var scopes []string
+// unavailable is the page for a store failure before the decision was
+// recorded: the consent page still works once the store does.
+func (s *Server) unavailable(c echo.Context) error {
+	return s.page(c, http.StatusServiceUnavailable, "Pawtograder is unavailable", "Your decision could not be recorded just now.", "Go back to the consent page and choose again in a few minutes.")
+}
+
+// stepUp is an authorization that adds scopes to a connection the client
+// already has: the signed-in person holds live grants issued to the same
+// client_id (grants are api_tokens rows of the user, marked with their
+// client in mcp_oauth_grants), and the request asks for scopes none of
+// them holds. Approving replaces those grants with one that holds their
+// scopes as well as the approved ones (Code.Replaces): CreateGrant revokes
+// them in the transaction that creates it, so the person's token list has
+// one live grant for the client.
+//
+// Replaced, not widened in place, and the old grant's access and refresh
+// tokens are revoked with it rather than kept: an access token is an mcp_
+// JWT whose jti is its grant's token_id and whose scopes are in its
+// claims, so the only way to stop it is to revoke that grant, and keeping
+// it live would mean two grants again. The client loses nothing: the
+// token response that redeems the step-up code carries its new pair.
+type stepUp struct {
+	// Replaces are the live grants' token ids, Has their scopes together.
+	Replaces, Has []string
+	// Adds are the requested scopes that none of them holds.
+	Adds []string
+}
+
+// findStepUp returns the step-up p is, or nil when the client has no live
+// grant of the person or its grants already hold every requested scope:
+// that is a new connection, as before.
+func (s *Server) findStepUp(ctx context.Context, p *pending) (*stepUp, error) {
+	grants, err := s.opts.Store.LiveGrants(ctx, p.UserID, p.ClientHash, s.opts.Now())
+	if err != nil || len(grants) == 0 {
+		return nil, err
+	}
+	up := &stepUp{Has: []string{}}
+	for _, g := range grants {
+		up.Replaces = append(up.Replaces, g.TokenID)
+		up.Has = unionScopes(up.Has, g.Scopes)
+	}
 	for _, sc := range p.Scopes {
+		if !slices.Contains(up.Has, sc) {
+			up.Adds = append(up.Adds, sc)
+		}
+	}
+	if len(up.Adds) == 0 {
+		return nil, nil
+	}
+	return up, nil
+}
+
+// unionScopes is every scope of a and b once, the MCP scopes first in
+// their fixed order (grantScopes's); never nil.
+func unionScopes(a, b []string) []string {
+	out := []string{}
+	for _, sc := range slices.Concat(mcpScopes, a, b) {
+		if (slices.Contains(a, sc) || slices.Contains(b, sc)) && !slices.Contains(out, sc) {
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+// accessPhrase says in a few words what scopes allow: "read access and
+// write access (…)".
+func accessPhrase(scopes []string) string {
+	if len(scopes) == 0 {
+		return "a connection without access"
+	}
+	var parts []string
+	for _, sc := range scopes {
+		if w, ok := scopeAccess[sc]; ok {
+			parts = append(parts, w)
+		} else {
+			parts = append(parts, sc)
+		}
+	}
+	return strings.Join(parts, " and ")
+}
+
+func (s *Server) showConsent(c echo.Context, p *pending) error {
+	up, err := s.findStepUp(c.Request().Context(), p)
+	if err != nil {
+		s.log.ErrorContext(c.Request().Context(), "oauth consent: reading the client's grants failed", "error", err.Error())
+		return s.page(c, http.StatusServiceUnavailable, "Pawtograder is unavailable", "The connection request could not be checked just now.", "Reload this page in a few minutes.")
+	}
+	shown := p.Scopes
+	if up != nil {
+		// The grant that replaces the existing one keeps what it had.
+		shown = unionScopes(p.Scopes, up.Has)
+	}
+	var scopes []string
+	for _, sc := range shown {
 		scopes = append(scopes, scopeDescriptions[sc])
 	}
 	data := struct {
@@ -99,6 +210,9 @@ func (s *Server) showConsent(c echo.Context, p *pending) error {
 		Scopes                                                        []string
 		// CanWrite offers "Approve read only" when mcp:write is asked for.
 		CanWrite bool
+		// StepUp says the client already has Has, and approving adds Adds.
+		StepUp    bool
+		Has, Adds string
 	}{
 		Title:      "Connect " + p.ClientName,
 		ClientName: p.ClientName,
@@ -110,6 +224,10 @@ func (s *Server) showConsent(c echo.Context, p *pending) error {
 		CSRF:       s.csrfToken(p),
 		Scopes:     scopes,
 		CanWrite:   slices.Contains(p.Scopes, "mcp:write"),
+	}
+	if up != nil {
+		data.Title = "Add access for " + p.ClientName
+		data.StepUp, data.Has, data.Adds = true, accessPhrase(up.Has), accessPhrase(up.Adds)
 	}
 	if data.Account == "" {
 		data.Account = "user " + p.UserID

@@ -26,7 +26,10 @@
 //     decision (approve or deny) is recorded in the store and spends the
 //     pending authorization on every replica. Someone who cannot grant
 //     access gets a refusal page whose way out tells the client
-//     (access_denied), so it stops waiting.
+//     (access_denied), so it stops waiting. When the person already has a
+//     live grant for the same client_id that lacks a requested scope (a
+//     step-up after 403 insufficient_scope), the page says what is added
+//     to that connection, and approving replaces it (see stepUp).
 //  6. Token (token.go). A single-use, 60-second code becomes a grant: an
 //     ordinary api_tokens row of the user, so mcp-tokens lists and revokes
 //     it. Access tokens are mcp_ JWTs minted by mcpauth (jti = the grant's

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -54,7 +55,7 @@ func (m *memStore) SaveCode(_ context.Context, c Code) error {
 	if err := m.fail(); err != nil {
 		return err
 	}
-	c.Scopes = slices.Clone(c.Scopes)
+	c.Scopes, c.Replaces = slices.Clone(c.Scopes), slices.Clone(c.Replaces)
 	m.codes[c.Hash] = &c
 	return nil
 }
@@ -99,11 +100,47 @@ func (m *memStore) CreateGrant(_ context.Context, codeHash string, g Grant, refr
 	m.grants[g.TokenID] = &g
 	m.refresh[refreshHash] = &Refresh{Hash: refreshHash, TokenID: c.TokenID, UserID: c.UserID, ClientHash: c.ClientHash,
 		Scopes: slices.Clone(c.Scopes), ExpiresAt: g.ExpiresAt}
+	// Step-up: the replaced grants of the same user and client are
+	// revoked, replayed or not, as mcp_oauth_create_grant does.
+	for _, id := range c.Replaces {
+		if old, ok := m.grants[id]; ok && id != c.TokenID && old.UserID == c.UserID && old.ClientID == g.ClientID {
+			m.revoked[id] = true
+		}
+	}
 	if m.replayed[codeHash] {
 		m.revoked[g.TokenID] = true
 		return false, nil
 	}
 	return true, nil
+}
+
+// LiveGrants is mcp_oauth_live_grants: oldest first stands for token id
+// order here (grants have no creation time in memory).
+func (m *memStore) LiveGrants(_ context.Context, userID, clientHash string, now time.Time) ([]Grant, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.fail(); err != nil {
+		return nil, err
+	}
+	var out []Grant
+	for id, g := range m.grants {
+		if g.UserID == userID && hashToken(g.ClientID) == clientHash && !m.revoked[id] && now.Before(g.ExpiresAt) {
+			out = append(out, Grant{TokenID: id, UserID: userID, Scopes: slices.Clone(g.Scopes)})
+		}
+	}
+	slices.SortFunc(out, func(a, b Grant) int { return strings.Compare(a.TokenID, b.TokenID) })
+	return out, nil
+}
+
+// liveGrantScopes are the scopes of each live grant of userID issued to
+// clientID, the step-up tests' view of the person's token list.
+func (m *memStore) liveGrantScopes(userID, clientID string, now time.Time) [][]string {
+	gs, _ := m.LiveGrants(context.Background(), userID, hashToken(clientID), now)
+	var out [][]string
+	for _, g := range gs {
+		out = append(out, g.Scopes)
+	}
+	return out
 }
 
 // RotateRefresh is mcp_oauth_rotate_refresh under the store's lock.

@@ -72,3 +72,10 @@ var scopeDescriptions = map[string]string{
 	"mcp:read":  "Read what you can see in Pawtograder's courses as an instructor or grader: assignments, submissions, test results, help requests and discussions (the MCP server's tools)",
 	"mcp:write": "Propose replies to help requests and discussion threads and help request status changes; nothing is written until you approve each one yourself on a Pawtograder page (choose “Approve read only” to grant reading alone)",
 }
+
+// scopeAccess names what each scope adds to a connection, in a few words
+// (the step-up consent page: "already has read access as you").
+var scopeAccess = map[string]string{
+	"mcp:read":  "read access",
+	"mcp:write": "write access (proposals you approve on a page)",
+}

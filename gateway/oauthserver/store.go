@@ -23,6 +23,10 @@ type Code struct {
 	Resource    string
 	ExpiresAt   time.Time
 	Used        bool
+	// Replaces are the token ids of the grants the consent page named as
+	// the client's existing connection (a step-up): CreateGrant revokes
+	// them in the step that creates this code's grant.
+	Replaces []string
 }
 
 // Grant is what an approved authorization creates: an api_tokens row of
@@ -96,10 +100,17 @@ type Store interface {
 	// redeemed: the api_tokens row and the marker described by g, and the
 	// grant's first refresh token (by its hash, with the grant's scopes and
 	// expiry). g's TokenID, UserID, Scopes, ClientName and RedirectURI are
-	// the code's (PostgRESTStore takes them from the code row itself). It
-	// reports false when the code was replayed before the grant existed:
-	// the grant is then created revoked.
+	// the code's (PostgRESTStore takes them from the code row itself). The
+	// same step revokes the grants the code replaces (Code.Replaces) that
+	// are still live, belong to the code's user and were issued to
+	// g.ClientID, whether or not the code was replayed. It reports false
+	// when the code was replayed before the grant existed: the grant is
+	// then created revoked.
 	CreateGrant(ctx context.Context, codeHash string, g Grant, refreshHash string, now time.Time) (active bool, err error)
+	// LiveGrants lists the live grants (neither revoked nor expired at now)
+	// of userID issued to the client whose hashToken(client_id) is
+	// clientHash, oldest first, with their TokenID and Scopes.
+	LiveGrants(ctx context.Context, userID, clientHash string, now time.Time) ([]Grant, error)
 	// FindRefresh reads a refresh token without changing it.
 	FindRefresh(ctx context.Context, hash string) (*Refresh, error)
 	// RotateRefresh presents the refresh token hash and, unless the grant

@@ -65,10 +65,14 @@ type codeRow struct {
 
 // SaveCode implements Store.
 func (s *PostgRESTStore) SaveCode(ctx context.Context, c Code) error {
+	replaces := c.Replaces
+	if replaces == nil {
+		replaces = []string{} // the column is NOT NULL
+	}
 	row := map[string]any{
 		"code_hash": c.Hash, "token_id": c.TokenID, "client_hash": c.ClientHash, "client_name": c.ClientName,
 		"redirect_uri": c.RedirectURI, "code_challenge": c.Challenge, "user_id": c.UserID,
-		"scopes": c.Scopes, "resource": c.Resource, "expires_at": ts(c.ExpiresAt),
+		"scopes": c.Scopes, "resource": c.Resource, "expires_at": ts(c.ExpiresAt), "replaces": replaces,
 	}
 	_, err := s.db.From(tableCodes).Insert(ctx, row, postgrest.ReturnMinimal)
 	return err
@@ -77,7 +81,7 @@ func (s *PostgRESTStore) SaveCode(ctx context.Context, c Code) error {
 // rpc calls the database function fn with named arguments args (POST
 // /rpc/<fn>) and returns its result as PostgREST renders it.
 func (s *PostgRESTStore) rpc(ctx context.Context, fn string, args map[string]any) (json.RawMessage, error) {
-	return s.db.From("rpc/"+fn).Insert(ctx, args, postgrest.ReturnRows)
+	return s.db.RPC(ctx, fn, args)
 }
 
 // MarkCodeUsed implements Store with mcp_oauth_use_code.
@@ -100,6 +104,26 @@ func (s *PostgRESTStore) MarkCodeUsed(ctx context.Context, hash string, now time
 	return &Code{Hash: r.CodeHash, TokenID: r.TokenID, ClientHash: r.ClientHash, ClientName: r.ClientName,
 		RedirectURI: r.RedirectURI, Challenge: r.Challenge, UserID: r.UserID, Scopes: r.Scopes,
 		Resource: r.Resource, ExpiresAt: r.ExpiresAt, Used: r.WasUsed}, nil
+}
+
+// LiveGrants implements Store with mcp_oauth_live_grants.
+func (s *PostgRESTStore) LiveGrants(ctx context.Context, userID, clientHash string, now time.Time) ([]Grant, error) {
+	body, err := s.rpc(ctx, "mcp_oauth_live_grants", map[string]any{"p_user_id": userID, "p_client_hash": clientHash, "p_now": ts(now)})
+	if err != nil {
+		return nil, err
+	}
+	var rows []struct {
+		TokenID string   `json:"token_id"`
+		Scopes  []string `json:"scopes"`
+	}
+	if err := json.Unmarshal(body, &rows); err != nil {
+		return nil, fmt.Errorf("oauthserver: decode live grants: %w", err)
+	}
+	var out []Grant
+	for _, r := range rows {
+		out = append(out, Grant{TokenID: r.TokenID, UserID: userID, Scopes: r.Scopes})
+	}
+	return out, nil
 }
 
 // CreateGrant implements Store with mcp_oauth_create_grant.
