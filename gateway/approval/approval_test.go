@@ -20,6 +20,8 @@ import (
 
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
+	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
+	"github.com/pawtograder/mcp-gateway/gateway/userdb"
 )
 
 var stack gatewaytest.Lazy
@@ -38,28 +40,50 @@ type harness struct {
 	audit  *strings.Builder
 }
 
-func newHarness(t *testing.T) *harness {
+// harnessOptions change a harness: the REST API it reaches (a fault
+// proxy), and the service's limits.
+type harnessOptions struct {
+	restURL      string
+	ttl          time.Duration
+	maxPending   int
+	writeTimeout time.Duration
+}
+
+func newHarness(t *testing.T) *harness { return newHarnessWith(t, harnessOptions{}) }
+
+func newHarnessWith(t *testing.T, ho harnessOptions) *harness {
 	t.Helper()
 	env := stack.Env(t)
 	env.RequireDatabase(t)
 	h := &harness{env: env, audit: &strings.Builder{}}
+	restURL := env.RestURL
+	if ho.restURL != "" {
+		restURL = ho.restURL
+	}
+	service, err := postgrest.New(postgrest.Options{BaseURL: restURL, APIKey: env.ServiceRoleKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := userdb.NewFactory(userdb.Options{RestURL: restURL, AnonKey: env.AnonKey, SigningJWK: env.SigningJWK})
 	e := echo.New()
 	g := e.Group("/functions/v1/mcp-server")
 	h.srv = httptest.NewServer(e)
 	t.Cleanup(h.srv.Close)
-	var err error
 	h.svc, err = New(Options{
 		BaseURL: h.srv.URL + "/functions/v1/mcp-server",
-		Store:   NewPostgRESTStore(env.ServiceREST(t)),
-		Perform: func(ctx context.Context, userID string, plan tools.WritePlan, now time.Time) (string, error) {
-			return tools.PerformWrite(ctx, env.UserClient(t, userID), plan, now)
+		Store:   NewPostgRESTStore(service.WithBearer(env.ServiceRoleKey)),
+		Approver: func(ctx context.Context, userID, actionID string) (RPC, error) {
+			return users.ForApproval(ctx, userID, actionID)
 		},
-		Secrets:   []string{secret},
-		AuthURL:   env.AuthURL,
-		AnonKey:   env.AnonKey,
-		Providers: []string{"github"},
-		Now:       func() time.Time { return time.Now().Add(time.Duration(h.offset.Load())) },
-		Audit:     newAuditLogger(h.audit),
+		TTL:          ho.ttl,
+		MaxPending:   ho.maxPending,
+		WriteTimeout: ho.writeTimeout,
+		Secrets:      []string{secret},
+		AuthURL:      env.AuthURL,
+		AnonKey:      env.AnonKey,
+		Providers:    []string{"github"},
+		Now:          func() time.Time { return time.Now().Add(time.Duration(h.offset.Load())) },
+		Audit:        newAuditLogger(h.audit),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -67,6 +91,13 @@ func newHarness(t *testing.T) *harness {
 	h.svc.Register(g)
 	return h
 }
+
+// studentText is the student's request in proposeReply's preview: it
+// hides a right-to-left override, a zero width space, the Hangul fillers,
+// a braille blank, a combining grapheme joiner, a Khmer inherent vowel and
+// the line and paragraph separators, each of which the review page must
+// show as a red marker.
+const studentText = "help\u202eme\u200b \u115f\u3164\u2800\u034f\u17b4 now\u2028please\u2029"
 
 // proposeReply proposes Alice's message marker in help request 1. The
 // message, if approved, is deleted after the test: on the real-schema
@@ -84,7 +115,7 @@ func (h *harness) proposeReply(t *testing.T, marker, tokenID string) *tools.Acti
 		ClassID: 1, Tool: "reply_to_help_request",
 		Arguments: []byte(`{"class_id":1}`), Digest: "d1",
 		Preview: tools.Preview{Action: "Post a message", As: "Alice", Where: "Help request #1", Visibility: "class",
-			Fields: []tools.PreviewField{{Label: "The student's request", Text: "help\u202eme", StudentAuthored: true}, {Label: "Your message", Text: marker}},
+			Fields: []tools.PreviewField{{Label: "The student's request", Text: studentText, StudentAuthored: true}, {Label: "Your message", Text: marker}},
 			Write: tools.WritePlan{Table: "help_request_messages", Op: "insert", Values: map[string]any{
 				"help_request_id": 1, "class_id": 1, "author": "20000001-0000-4000-8000-000000000001",
 				"message": marker, "instructors_only": false, "reply_to_message_id": nil}}},
@@ -181,6 +212,22 @@ func TestApproveWritesOnce(t *testing.T) {
 	}
 	if !strings.Contains(page, `<span class="mark" title="right-to-left override"`) {
 		t.Errorf("the invisible U+202E in the student's text has no marker")
+	}
+	student := regexp.MustCompile(`<div class="text student">(.*?)</div>`).FindStringSubmatch(page)
+	if student == nil {
+		t.Fatalf("no student-authored field on the page:\n%s", page)
+	}
+	marks := map[string]bool{}
+	for _, m := range regexp.MustCompile(`<span class="mark"[^>]*>([^<]*)</span>`).FindAllStringSubmatch(student[1], -1) {
+		marks[html.UnescapeString(m[1])] = true
+	}
+	for _, mark := range []string{"U+202E", "U+200B", "U+115F", "U+3164", "U+2800", "U+034F", "U+17B4", "U+2028", "U+2029"} {
+		if !marks[mark] {
+			t.Errorf("the hidden %s in the student's text has no red marker: %s", mark, student[1])
+		}
+	}
+	if !strings.Contains(page, "This preview contains 9 invisible") {
+		t.Errorf("the warning does not count the 9 hidden characters")
 	}
 	status, done := decide(t, b, st.ApprovalURL, page, "approve")
 	if got, want := fmt.Sprint(status, " ", title(done)), "200 Approved and written"; got != want {
@@ -297,6 +344,13 @@ func TestRevokedTokenFailsTheApproval(t *testing.T) {
 	status, out := decide(t, b, st.ApprovalURL, page, "approve")
 	if got, want := fmt.Sprint(status, " ", title(out)), "403 The assistant's access was revoked"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+	got, err := h.svc.State(context.Background(), gatewaytest.Alice, st.ActionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "The assistant's access was revoked after it proposed this, so nothing was written."; got.State != tools.StateFailed || got.Failure != want {
+		t.Errorf("state %q failure %q; want failed, %q", got.State, got.Failure, want)
 	}
 	if n := h.messages(t, marker); n != 0 {
 		t.Errorf("%d messages written, want 0", n)

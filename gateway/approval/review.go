@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/hiddentext"
 )
 
 // segment is a run of text, or one invisible character shown as a
@@ -35,7 +35,11 @@ var invisibleNames = map[rune]string{
 	0x202D: "left-to-right override", 0x202E: "right-to-left override",
 	0x2066: "left-to-right isolate", 0x2067: "right-to-left isolate", 0x2068: "first strong isolate",
 	0x2069: "pop directional isolate", 0xFEFF: "zero width no-break space", 0x00AD: "soft hyphen",
-	0x061C: "arabic letter mark",
+	0x061C: "arabic letter mark", 0x034F: "combining grapheme joiner",
+	0x115F: "Hangul choseong filler", 0x1160: "Hangul jungseong filler", 0x3164: "Hangul filler",
+	0xFFA0: "halfwidth Hangul filler", 0x2800: "braille blank", 0x17B4: "Khmer inherent vowel",
+	0x17B5: "Khmer inherent vowel", 0x2028: "line separator", 0x2029: "paragraph separator",
+	0x180E: "Mongolian vowel separator",
 }
 
 func invisibleName(r rune) string {
@@ -48,15 +52,15 @@ func invisibleName(r rune) string {
 	return "invisible character"
 }
 
-// segments splits text into runs and markers for every invisible
-// character (tools.IsInvisible), so the page shows what a browser would
+// segments splits text into runs and markers for every hidden
+// character (hiddentext.IsHidden), so the page shows what a browser would
 // otherwise render as nothing or reorder.
 func segments(text string) ([]segment, int) {
 	var out []segment
 	var b strings.Builder
 	hidden := 0
 	for _, r := range text {
-		if !tools.IsInvisible(r) {
+		if !hiddentext.IsHidden(r) {
 			b.WriteRune(r)
 			continue
 		}
@@ -73,34 +77,20 @@ func segments(text string) ([]segment, int) {
 	return out, hidden
 }
 
-// plain is text with its invisible characters as markers, for the lines
-// of the preview that are not fields.
-func plain(text string) string {
-	segs, n := segments(text)
-	if n == 0 {
-		return text
-	}
-	var b strings.Builder
-	for _, s := range segs {
-		if s.Mark != "" {
-			b.WriteString("[" + s.Mark + "]")
-		} else {
-			b.WriteString(s.Text)
-		}
-	}
-	return b.String()
-}
+// plain is text with its hidden characters as markers, for the lines of
+// the preview that are not fields.
+func plain(text string) string { return hiddentext.Mark(text) }
 
-func (s *Service) reviewData(a *Action, ss *session) reviewPage {
+func (s *Service) reviewData(a *Action, g *grant) reviewPage {
 	p := reviewPage{
 		Title:      "Review a change proposed by your assistant",
 		Action:     plain(a.Preview.Action),
 		As:         plain(a.Preview.As),
 		Where:      plain(a.Preview.Where),
 		Visibility: plain(a.Preview.Visibility),
-		Account:    account(ss),
-		Expires:    a.ExpiresAt.UTC().Format(time.RFC1123),
-		CSRF:       s.csrfToken(a.ID, ss.UserID),
+		Account:    account(g),
+		Expires:    expiresIn(a.ExpiresAt, s.opts.Now()) + " (" + a.ExpiresAt.UTC().Format(time.RFC1123) + ")",
+		CSRF:       s.csrfToken(a.ID, g.UserID),
 		FormAction: s.ApprovalURL(a.ID),
 	}
 	for _, f := range a.Preview.Fields {
@@ -109,4 +99,17 @@ func (s *Service) reviewData(a *Action, ss *session) reviewPage {
 		p.Hidden += n
 	}
 	return p
+}
+
+// expiresIn says when t comes, in whole minutes from now, as a person
+// reads a deadline ("in 9 minutes", "in less than a minute").
+func expiresIn(t, now time.Time) string {
+	d := t.Sub(now)
+	switch {
+	case d <= 0:
+		return "now"
+	case d < time.Minute:
+		return "in less than a minute"
+	}
+	return "in " + minutes(d.Round(time.Minute))
 }

@@ -23,10 +23,16 @@ const DefaultTTL = 10 * time.Minute
 // PathPrefix is where the approval pages live inside mcp-server's path.
 const PathPrefix = "/approve"
 
-// Perform runs an approved plan as userID (through that user's own
-// database client, so row-level security decides) and returns the written
-// row's id.
-type Perform func(ctx context.Context, userID string, plan tools.WritePlan, now time.Time) (string, error)
+// Defaults of Options.
+const (
+	DefaultMaxPending   = 20
+	DefaultRetention    = 30 * 24 * time.Hour
+	DefaultWriteTimeout = 15 * time.Second
+)
+
+// Approver returns the client an approval runs through: userID's own,
+// with a JWT minted for approving actionID (userdb.Factory.ForApproval).
+type Approver func(ctx context.Context, userID, actionID string) (RPC, error)
 
 // Options configures a Service.
 type Options struct {
@@ -35,8 +41,8 @@ type Options struct {
 	BaseURL string
 	// Store keeps the pending actions. Required.
 	Store Store
-	// Perform makes the approved write. Required.
-	Perform Perform
+	// Approver makes the client an approval runs through. Required.
+	Approver Approver
 	// Secrets are GATEWAY_OAUTH_SECRET's values. Required.
 	Secrets []string
 	// AuthURL is where the gateway reaches Supabase Auth (the code
@@ -53,6 +59,15 @@ type Options struct {
 	HTTPClient *http.Client
 	// TTL is how long a proposal waits. Default DefaultTTL.
 	TTL time.Duration
+	// MaxPending bounds the proposals one person has waiting. Default
+	// DefaultMaxPending.
+	MaxPending int
+	// Retention is how long decided and lapsed actions are kept before
+	// RunPurge deletes them. Default DefaultRetention.
+	Retention time.Duration
+	// WriteTimeout bounds a decision and its write, whatever becomes of
+	// the browser's request. Default DefaultWriteTimeout.
+	WriteTimeout time.Duration
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 	// Logger receives operational logs; Audit one line per proposal,
@@ -76,8 +91,8 @@ var _ tools.Approvals = (*Service)(nil)
 // New validates opts.
 func New(opts Options) (*Service, error) {
 	var errs []error
-	if opts.Store == nil || opts.Perform == nil {
-		errs = append(errs, errors.New("approval: Options.Store and Options.Perform are required"))
+	if opts.Store == nil || opts.Approver == nil {
+		errs = append(errs, errors.New("approval: Options.Store and Options.Approver are required"))
 	}
 	u, err := url.Parse(opts.BaseURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
@@ -105,6 +120,15 @@ func New(opts Options) (*Service, error) {
 	}
 	if opts.TTL <= 0 {
 		opts.TTL = DefaultTTL
+	}
+	if opts.MaxPending <= 0 {
+		opts.MaxPending = DefaultMaxPending
+	}
+	if opts.Retention <= 0 {
+		opts.Retention = DefaultRetention
+	}
+	if opts.WriteTimeout <= 0 {
+		opts.WriteTimeout = DefaultWriteTimeout
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -172,7 +196,10 @@ func (s *Service) Propose(ctx context.Context, p tools.Proposal) (*tools.ActionS
 	a := &Action{UserID: p.UserID, TokenID: p.TokenID, ClientID: p.ClientID, ClassID: p.ClassID,
 		Tool: p.Tool, Arguments: p.Arguments, Digest: p.Digest, Preview: p.Preview,
 		State: tools.StatePending, CreatedAt: now, ExpiresAt: now.Add(s.opts.TTL)}
-	id, err := s.opts.Store.Propose(ctx, a, s.opts.TTL, now)
+	id, err := s.opts.Store.Propose(ctx, a, s.opts.TTL, s.opts.MaxPending, now)
+	if errors.Is(err, ErrTooManyPending) {
+		return nil, &tools.RefusedError{Message: fmt.Sprintf("You have %d proposals waiting for approval, the most allowed at once; nothing was proposed. Approve or reject them at their links, or wait: each lapses %s after it was proposed. Then propose this again.", s.opts.MaxPending, minutes(s.opts.TTL))}
+	}
 	if err != nil {
 		s.opts.Logger.ErrorContext(ctx, "approval: storing a proposal failed", "tool", p.Tool, "error", err.Error())
 		return nil, &tools.RefusedError{Message: "The proposal could not be stored just now; nothing was written. Try again.", Fault: true}
@@ -196,7 +223,7 @@ func (s *Service) stateOf(a *Action) *tools.ActionState {
 		st.ApprovalURL = s.ApprovalURL(a.ID)
 	}
 	if a.State == tools.StateFailed {
-		st.Failure = "The approved write did not complete: " + a.Failure
+		st.Failure = failureText(a.Failure, a.FailureDetail)
 	}
 	return st
 }

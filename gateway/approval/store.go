@@ -3,6 +3,7 @@ package approval
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -12,52 +13,82 @@ import (
 
 // Action is one row of mcp_pending_actions.
 type Action struct {
-	ID        string          `json:"id"`
-	UserID    string          `json:"user_id"`
-	TokenID   string          `json:"token_id"`
-	ClientID  string          `json:"client_id"`
-	ClassID   int64           `json:"class_id"`
-	Tool      string          `json:"tool"`
-	Arguments json.RawMessage `json:"arguments"`
-	Digest    string          `json:"argument_digest"`
-	Preview   tools.Preview   `json:"preview"`
-	State     string          `json:"state"`
-	RowID     string          `json:"written_row_id"`
-	Failure   string          `json:"failure"`
-	CreatedAt time.Time       `json:"created_at"`
-	ExpiresAt time.Time       `json:"expires_at"`
-	DecidedAt *time.Time      `json:"decided_at"`
+	ID            string            `json:"id"`
+	UserID        string            `json:"user_id"`
+	TokenID       string            `json:"token_id"`
+	ClientID      string            `json:"client_id"`
+	ClassID       int64             `json:"class_id"`
+	Tool          string            `json:"tool"`
+	Arguments     json.RawMessage   `json:"arguments"`
+	Digest        string            `json:"argument_digest"`
+	Preview       tools.Preview     `json:"preview"`
+	State         string            `json:"state"`
+	RowID         string            `json:"written_row_id"`
+	Failure       string            `json:"failure"`
+	FailureDetail map[string]string `json:"failure_detail"`
+	CreatedAt     time.Time         `json:"created_at"`
+	ExpiresAt     time.Time         `json:"expires_at"`
+	DecidedAt     *time.Time        `json:"decided_at"`
 }
 
-// Decision outcomes of Store.Decide, as mcp_pending_action_decide names
+// Outcomes of Store.Reject and Store.Approve, as the SQL functions name
 // them; a decision made before is "already_" followed by the state.
 const (
 	OutcomeApproved = "approved"
 	OutcomeRejected = "rejected"
+	OutcomeFailed   = "failed"
 	OutcomeNotFound = "not_found"
 	OutcomeExpired  = "expired"
-	OutcomeRevoked  = "revoked"
 )
 
-// Store keeps the pending actions. Every change is atomic in the store,
-// so any replica serves any step.
+// Outcome is what an approval did: Outcome is approved (RowID written),
+// failed (Failure says why, nothing written), expired, not_found or
+// already_<state> (decided before; RowID and Failure are that decision's).
+type Outcome struct {
+	Outcome string            `json:"outcome"`
+	RowID   string            `json:"row_id"`
+	Failure string            `json:"failure"`
+	Detail  map[string]string `json:"detail"`
+	// SQLState and Error describe a refused write, for the log only.
+	SQLState string `json:"sqlstate"`
+	Error    string `json:"error"`
+}
+
+// ErrTooManyPending is Store.Propose's refusal when the user already has
+// the most proposals allowed waiting.
+var ErrTooManyPending = errors.New("approval: too many pending proposals")
+
+// RPC calls a SQL function through PostgREST; *userdb.Client and
+// *postgrest.Client satisfy it.
+type RPC interface {
+	RPC(ctx context.Context, fn string, args any) (json.RawMessage, error)
+}
+
+// Store keeps the pending actions. Every change is one transaction in the
+// store, so any replica serves any step.
 type Store interface {
 	// Propose stores a new pending action (a.ID, State and the decision
-	// fields are ignored) and returns its id.
-	Propose(ctx context.Context, a *Action, ttl time.Duration, now time.Time) (string, error)
+	// fields are ignored) and returns its id, or ErrTooManyPending when
+	// a.UserID has maxPending unexpired proposals waiting.
+	Propose(ctx context.Context, a *Action, ttl time.Duration, maxPending int, now time.Time) (string, error)
 	// Get returns the action if it is userID's, else nil; a pending action
 	// past its expiry is expired by this call.
 	Get(ctx context.Context, id, userID string, now time.Time) (*Action, error)
-	// Decide approves or rejects the action, once, for its own user only.
-	Decide(ctx context.Context, id, userID string, approve bool, now time.Time) (string, error)
-	// Record stores an approved action's written row id, or its failure.
-	Record(ctx context.Context, id, rowID, failure string) (bool, error)
+	// Reject rejects the action, once, for its own user only.
+	Reject(ctx context.Context, id, userID string, now time.Time) (string, error)
+	// Approve approves the action and makes its write in one transaction,
+	// through as: the approving person's client, whose JWT names the
+	// action (userdb.Factory.ForApproval).
+	Approve(ctx context.Context, as RPC, id string, now time.Time) (*Outcome, error)
+	// Purge deletes up to limit actions proposed before before, and
+	// returns how many it deleted.
+	Purge(ctx context.Context, before time.Time, limit int) (int, error)
 }
 
-// PostgRESTStore is the Store on the project's PostgREST with the service
-// role: mcp_pending_actions (supabase/migrations/*_mcp_pending_actions.sql)
-// is closed to every other role, and each change is one of its SQL
-// functions, called through /rpc.
+// PostgRESTStore is the Store on the project's PostgREST: the service role
+// for everything but the approval, which runs as the approving person.
+// mcp_pending_actions (supabase/migrations/*_mcp_pending_action*.sql) is
+// closed to every other role, and each change is one of its SQL functions.
 type PostgRESTStore struct {
 	db *postgrest.Client
 }
@@ -68,36 +99,45 @@ func NewPostgRESTStore(db *postgrest.Client) *PostgRESTStore { return &PostgREST
 
 func ts(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
-func (s *PostgRESTStore) rpc(ctx context.Context, fn string, args map[string]any) (json.RawMessage, error) {
-	return s.db.From("rpc/"+fn).Insert(ctx, args, postgrest.ReturnRows)
+// call runs fn through db and decodes its JSON result into out.
+func call(ctx context.Context, db RPC, fn string, args map[string]any, out any) error {
+	body, err := db.RPC(ctx, fn, args)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return fmt.Errorf("approval: decode %s: %w", fn, err)
+	}
+	return nil
 }
 
 // Propose implements Store with mcp_pending_action_propose.
-func (s *PostgRESTStore) Propose(ctx context.Context, a *Action, ttl time.Duration, now time.Time) (string, error) {
-	body, err := s.rpc(ctx, "mcp_pending_action_propose", map[string]any{
+func (s *PostgRESTStore) Propose(ctx context.Context, a *Action, ttl time.Duration, maxPending int, now time.Time) (string, error) {
+	var out struct {
+		ID      string `json:"id"`
+		Refused string `json:"refused"`
+	}
+	err := call(ctx, s.db, "mcp_pending_action_propose", map[string]any{
 		"p_user_id": a.UserID, "p_token_id": a.TokenID, "p_client_id": a.ClientID, "p_class_id": a.ClassID,
 		"p_tool": a.Tool, "p_arguments": a.Arguments, "p_argument_digest": a.Digest, "p_preview": a.Preview,
-		"p_now": ts(now), "p_ttl_seconds": int(ttl / time.Second),
-	})
-	if err != nil {
+		"p_now": ts(now), "p_ttl_seconds": int(ttl / time.Second), "p_max_pending": maxPending,
+	}, &out)
+	switch {
+	case err != nil:
 		return "", err
+	case out.Refused == "too_many_pending":
+		return "", ErrTooManyPending
+	case out.ID == "":
+		return "", errors.New("approval: the new action has no id")
 	}
-	var id string
-	if err := json.Unmarshal(body, &id); err != nil || id == "" {
-		return "", fmt.Errorf("approval: decode the new action's id: %v", err)
-	}
-	return id, nil
+	return out.ID, nil
 }
 
 // Get implements Store with mcp_pending_action_state.
 func (s *PostgRESTStore) Get(ctx context.Context, id, userID string, now time.Time) (*Action, error) {
-	body, err := s.rpc(ctx, "mcp_pending_action_state", map[string]any{"p_id": id, "p_user_id": userID, "p_now": ts(now)})
-	if err != nil {
-		return nil, err
-	}
 	var rows []Action
-	if err := json.Unmarshal(body, &rows); err != nil {
-		return nil, fmt.Errorf("approval: decode action: %w", err)
+	if err := call(ctx, s.db, "mcp_pending_action_state", map[string]any{"p_id": id, "p_user_id": userID, "p_now": ts(now)}, &rows); err != nil {
+		return nil, err
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -105,28 +145,29 @@ func (s *PostgRESTStore) Get(ctx context.Context, id, userID string, now time.Ti
 	return &rows[0], nil
 }
 
-// Decide implements Store with mcp_pending_action_decide.
-func (s *PostgRESTStore) Decide(ctx context.Context, id, userID string, approve bool, now time.Time) (string, error) {
-	body, err := s.rpc(ctx, "mcp_pending_action_decide", map[string]any{"p_id": id, "p_user_id": userID, "p_approve": approve, "p_now": ts(now)})
-	if err != nil {
-		return "", err
-	}
+// Reject implements Store with mcp_pending_action_reject.
+func (s *PostgRESTStore) Reject(ctx context.Context, id, userID string, now time.Time) (string, error) {
 	var out string
-	if err := json.Unmarshal(body, &out); err != nil {
-		return "", fmt.Errorf("approval: decode decision: %w", err)
-	}
-	return out, nil
+	err := call(ctx, s.db, "mcp_pending_action_reject", map[string]any{"p_id": id, "p_user_id": userID, "p_now": ts(now)}, &out)
+	return out, err
 }
 
-// Record implements Store with mcp_pending_action_record.
-func (s *PostgRESTStore) Record(ctx context.Context, id, rowID, failure string) (bool, error) {
-	body, err := s.rpc(ctx, "mcp_pending_action_record", map[string]any{"p_id": id, "p_row_id": rowID, "p_failure": failure})
-	if err != nil {
-		return false, err
+// Approve implements Store with mcp_pending_action_approve, called as the
+// approving person.
+func (s *PostgRESTStore) Approve(ctx context.Context, as RPC, id string, now time.Time) (*Outcome, error) {
+	var out Outcome
+	if err := call(ctx, as, "mcp_pending_action_approve", map[string]any{"p_id": id, "p_now": ts(now)}, &out); err != nil {
+		return nil, err
 	}
-	var ok bool
-	if err := json.Unmarshal(body, &ok); err != nil {
-		return false, fmt.Errorf("approval: decode record: %w", err)
+	if out.Outcome == "" {
+		return nil, errors.New("approval: the approval answered no outcome")
 	}
-	return ok, nil
+	return &out, nil
+}
+
+// Purge implements Store with mcp_pending_actions_purge.
+func (s *PostgRESTStore) Purge(ctx context.Context, before time.Time, limit int) (int, error) {
+	var n int
+	err := call(ctx, s.db, "mcp_pending_actions_purge", map[string]any{"p_before": ts(before), "p_limit": limit}, &n)
+	return n, err
 }

@@ -172,6 +172,12 @@ type Config struct {
 	// WriteTools is GATEWAY_WRITE_TOOLS=on: the write tools, each write
 	// approved by a person on a gateway page (writetools.go). Default off.
 	WriteTools bool
+	// WriteMaxPending is GATEWAY_WRITE_MAX_PENDING: the proposals one
+	// person may have waiting for approval at once. Default 20.
+	WriteMaxPending int
+	// WriteRetention is GATEWAY_WRITE_RETENTION: how long decided and
+	// lapsed proposals are kept before they are purged. Default 720h.
+	WriteRetention time.Duration
 	// IssuerURL is GATEWAY_ISSUER_URL, trailing slashes removed; "" when
 	// unset. When set, the user JWTs carry it as "iss" and the gateway
 	// serves <path>/.well-known/openid-configuration and jwks.json, so the
@@ -251,6 +257,7 @@ func Load(getenv func(string) string) (Config, error) {
 	c.OAuthServer = p.oauthServer(&c)
 	p.advertisedHosts(&c)
 	c.WriteTools = p.writeTools(&c)
+	c.WriteMaxPending, c.WriteRetention = p.writeLimits()
 
 	if c.MetricsAddr != "" && c.MetricsAddr == c.ListenAddr {
 		p.fail("GATEWAY_METRICS_ADDR", "must differ from GATEWAY_LISTEN_ADDR (metrics are never served on the public listener)")

@@ -35,6 +35,8 @@ func defaults() Config {
 		MaxStreams:         1024,
 		MaxStreamsPerToken: 16,
 		OAuthServer:        OAuthServer{Mode: OAuthServerSupabase, Providers: []string{"github"}, AccessTokenTTL: time.Hour},
+		WriteMaxPending:    20,
+		WriteRetention:     30 * 24 * time.Hour,
 	}
 }
 

@@ -2,7 +2,9 @@ package config
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // writeTools parses GATEWAY_WRITE_TOOLS (on or off, default off): the MCP
@@ -42,4 +44,25 @@ func (p *parser) writeTools(c *Config) bool {
 		return false
 	}
 	return true
+}
+
+// writeLimits parses GATEWAY_WRITE_MAX_PENDING (a positive whole number,
+// default 20) and GATEWAY_WRITE_RETENTION (a duration of at least a day,
+// default 720h).
+func (p *parser) writeLimits() (int, time.Duration) {
+	maxPending := 20
+	if v := p.lookup("GATEWAY_WRITE_MAX_PENDING"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			p.fail("GATEWAY_WRITE_MAX_PENDING", fmt.Sprintf("must be a whole number from 1 to 1000 (got %q)", v))
+		} else {
+			maxPending = n
+		}
+	}
+	retention := p.duration("GATEWAY_WRITE_RETENTION", 30*24*time.Hour, false)
+	if retention < 24*time.Hour {
+		p.fail("GATEWAY_WRITE_RETENTION", fmt.Sprintf("must be at least 24h, so that a decision stays readable (got %q)", p.lookup("GATEWAY_WRITE_RETENTION")))
+		retention = 30 * 24 * time.Hour
+	}
+	return maxPending, retention
 }

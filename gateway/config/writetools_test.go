@@ -40,3 +40,41 @@ func TestWriteTools(t *testing.T) {
 		})
 	}
 }
+
+func TestWriteLimits(t *testing.T) {
+	tests := []struct {
+		name       string
+		env        map[string]string
+		maxPending int
+		retention  string
+		wantErr    string
+	}{
+		{name: "defaults", env: gatewayEnv(nil), maxPending: 20, retention: "720h0m0s"},
+		{name: "set", env: gatewayEnv(map[string]string{"GATEWAY_WRITE_MAX_PENDING": "5", "GATEWAY_WRITE_RETENTION": "48h"}), maxPending: 5, retention: "48h0m0s"},
+		{name: "zero pending", env: gatewayEnv(map[string]string{"GATEWAY_WRITE_MAX_PENDING": "0"}),
+			wantErr: `GATEWAY_WRITE_MAX_PENDING must be a whole number from 1 to 1000 (got "0")`},
+		{name: "pending not a number", env: gatewayEnv(map[string]string{"GATEWAY_WRITE_MAX_PENDING": "many"}),
+			wantErr: `GATEWAY_WRITE_MAX_PENDING must be a whole number from 1 to 1000 (got "many")`},
+		{name: "retention too short", env: gatewayEnv(map[string]string{"GATEWAY_WRITE_RETENTION": "1h"}),
+			wantErr: `GATEWAY_WRITE_RETENTION must be at least 24h, so that a decision stays readable (got "1h")`},
+		{name: "retention not a duration", env: gatewayEnv(map[string]string{"GATEWAY_WRITE_RETENTION": "30 days"}),
+			wantErr: `GATEWAY_WRITE_RETENTION must be a positive duration such as 10s or 1m30s (got "30 days")`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := load(tt.env)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("got %v, want an error containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.WriteMaxPending != tt.maxPending || c.WriteRetention.String() != tt.retention {
+				t.Errorf("limits = %d, %s; want %d, %s", c.WriteMaxPending, c.WriteRetention, tt.maxPending, tt.retention)
+			}
+		})
+	}
+}

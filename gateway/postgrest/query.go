@@ -256,3 +256,9 @@ func (q *Query) write(ctx context.Context, method string, body any, ret Return) 
 	}
 	return out, nil
 }
+
+// RPC calls the SQL function fn with args as its named arguments (POST
+// /rpc/<fn>) and returns its JSON result. Each call is one transaction.
+func (c *Client) RPC(ctx context.Context, fn string, args any) (json.RawMessage, error) {
+	return c.From("rpc/"+fn).write(ctx, http.MethodPost, args, ReturnRows)
+}

@@ -1,6 +1,9 @@
 package userdb
 
 import (
+	"context"
+	"encoding/json"
+
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 )
 
@@ -23,3 +26,8 @@ func (c *Client) UserID() string { return c.userID }
 
 // From starts a query on table as this user.
 func (c *Client) From(table string) *postgrest.Query { return c.rest.From(table) }
+
+// RPC calls the SQL function fn as this user (POST /rpc/<fn>).
+func (c *Client) RPC(ctx context.Context, fn string, args any) (json.RawMessage, error) {
+	return c.rest.RPC(ctx, fn, args)
+}

@@ -178,6 +178,26 @@ func (f *Factory) ForUser(ctx context.Context, userID string) (*Client, error) {
 	return NewClient(f.base, userID, tok), nil
 }
 
+// ForApproval returns a client for userID whose JWT also carries the
+// claim "mcp_action": actionID. It is minted for one approval and never
+// cached: the approval's SQL function (mcp_pending_action_approve) writes
+// only for a JWT that names the action it approves, so neither a person's
+// own session token nor a client's access token can approve anything.
+func (f *Factory) ForApproval(ctx context.Context, userID, actionID string) (*Client, error) {
+	if f.baseErr != nil {
+		return nil, &apierror.Error{Status: http.StatusInternalServerError, Reason: apierror.ReasonConfig, Message: MsgServerConfig, Err: f.baseErr}
+	}
+	if f.key == nil {
+		return nil, errKeyUnset()
+	}
+	tok, err := mintJWT(f.key, userID, f.issuer, actionID, f.now().UnixMilli())
+	if err != nil {
+		return nil, err
+	}
+	f.mints.Add(1)
+	return NewClient(f.base, userID, tok), nil
+}
+
 // cachedClient is lookup for the client built with the cached JWT.
 func (f *Factory) cachedClient(userID string, nowMs int64) (*Client, bool) {
 	f.mu.Lock()
@@ -298,7 +318,13 @@ func mintUserJWT(key *signingKey, userID string, nowMs int64) (string, error) {
 // "iat" when issuer is not empty; with an empty issuer the bytes are
 // exactly A10's.
 func mintUserJWTWithIssuer(key *signingKey, userID, issuer string, nowMs int64) (string, error) {
-	p := make([]byte, 0, 128+len(userID)+len(issuer))
+	return mintJWT(key, userID, issuer, "", nowMs)
+}
+
+// mintJWT is mintUserJWTWithIssuer with "mcp_action":action appended
+// last when action is not empty (ForApproval).
+func mintJWT(key *signingKey, userID, issuer, action string, nowMs int64) (string, error) {
+	p := make([]byte, 0, 128+len(userID)+len(issuer)+len(action))
 	p = append(p, `{"sub":`...)
 	p = jsjson.AppendString(p, userID)
 	p = append(p, `,"role":"authenticated","aud":"authenticated","exp":`...)
@@ -308,6 +334,10 @@ func mintUserJWTWithIssuer(key *signingKey, userID, issuer string, nowMs int64) 
 	if issuer != "" {
 		p = append(p, `,"iss":`...)
 		p = jsjson.AppendString(p, issuer)
+	}
+	if action != "" {
+		p = append(p, `,"mcp_action":`...)
+		p = jsjson.AppendString(p, action)
 	}
 	p = append(p, '}')
 

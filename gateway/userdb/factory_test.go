@@ -540,3 +540,36 @@ func BenchmarkMintUserJWT(b *testing.B) {
 		}
 	}
 }
+
+// TestForApproval: the approval's JWT is the user's with "mcp_action"
+// last, minted afresh each time and never cached for ForUser.
+func TestForApproval(t *testing.T) {
+	const user = "11111111-1111-4111-8111-111111111111"
+	const action = "22222222-2222-4222-8222-222222222222"
+	k := newTestKey(t)
+	srv, got, _ := restRecorder(t)
+	f := NewFactory(Options{RestURL: srv.URL + "/rest/v1", AnonKey: "anon-key", SigningJWK: k.jwk("kid-1"), Now: fixedClock(1764460800123)})
+	c, err := f.ForApproval(context.Background(), user, action)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.RPC(context.Background(), "mcp_pending_action_approve", map[string]string{"p_id": action}); err != nil {
+		t.Fatal(err)
+	}
+	if len(*got) != 1 {
+		t.Fatalf("requests = %d, want 1", len(*got))
+	}
+	tok := strings.TrimPrefix((*got)[0][1], "Bearer ")
+	payload, _ := base64.RawURLEncoding.DecodeString(strings.Split(tok, ".")[1])
+	want := `{"sub":"11111111-1111-4111-8111-111111111111","role":"authenticated","aud":"authenticated","exp":1764460860,"iat":1764460800,"mcp_action":"22222222-2222-4222-8222-222222222222"}`
+	if string(payload) != want {
+		t.Errorf("payload = %s, want %s", payload, want)
+	}
+	if f.Len() != 0 {
+		t.Errorf("the approval's JWT was cached (%d entries)", f.Len())
+	}
+	plain, _ := f.token(user)
+	if plain == tok {
+		t.Error("ForUser's JWT is the approval's")
+	}
+}

@@ -4,8 +4,9 @@ package tools
 // (gateway/approval, wired in by main): the tools validate, check as the
 // caller that the target exists and the caller may act, and build the
 // exact preview; the service stores the pending action and, once the
-// person approves on its page, performs the planned write as that person
-// (PerformWrite). Nothing here holds the service role.
+// person approves on its page, performs the planned write as that person,
+// in one transaction with the decision and its record (the SQL function
+// mcp_pending_action_approve). Nothing here holds the service role.
 
 import (
 	"context"
@@ -103,15 +104,19 @@ type PreviewField struct {
 	StudentAuthored bool   `json:"student_authored"`
 }
 
-// WritePlan is the single PostgREST write an approval performs, decided
-// when the action was proposed: insert Values into Table, or update the
-// row of Table matching Match with Values. Now lists columns set to the
-// time of the write.
+// WritePlan is the single write an approval performs, decided when the
+// action was proposed: insert Values into Table, or update the row of
+// Table matching Match with Values, only while the row still holds
+// Expect (the state the preview showed). Now lists columns set to the
+// time of the write. The approval's SQL function has one fixed statement
+// per tool and reads only the values it expects from the plan, so a plan
+// altered in storage cannot write another table or column.
 type WritePlan struct {
 	Table  string            `json:"table"`
 	Op     string            `json:"op"`
 	Match  map[string]string `json:"match,omitempty"`
 	Values map[string]any    `json:"values"`
+	Expect map[string]any    `json:"expect,omitempty"`
 	Now    []string          `json:"now,omitempty"`
 }
 
@@ -124,9 +129,9 @@ type ActionState struct {
 	// pending).
 	ApprovalURL string
 	ExpiresAt   time.Time
-	// RowID is the written row's id once an approved write completed.
+	// RowID is the written row's id: every approved action has one.
 	RowID string
-	// Failure says why an approved write did not complete.
+	// Failure says, in fixed words, why a failed action wrote nothing.
 	Failure string
 	// Preview is set by Propose.
 	Preview *Preview

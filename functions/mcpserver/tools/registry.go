@@ -97,6 +97,9 @@ type Call struct {
 	DB   *userdb.Client
 	Args *jsjson.Object
 	reg  *Registry
+	// scopes are the caller's: a write tool's preview carries
+	// student-written text only for a caller who may read it.
+	scopes []string
 }
 
 // Logger returns the registry's logger.
@@ -212,7 +215,7 @@ func (r *Registry) Call(ctx context.Context, db *userdb.Client, scopes []string,
 	if err := validateArgs(t, args); err != nil {
 		return nil, err
 	}
-	return t.Handler(ctx, &Call{DB: db, Args: args, reg: r})
+	return t.Handler(ctx, &Call{DB: db, Args: args, reg: r, scopes: scopes})
 }
 
 // mustSchema parses a schema literal at start-up; a malformed literal is a

@@ -22,11 +22,13 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/hiddentext"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 )
@@ -290,7 +292,7 @@ func propose(ctx context.Context, c *Call, tool string, classID int64, args map[
 	if err != nil {
 		return nil, err
 	}
-	return &Proposed{Value: StateValue(st), URL: st.ApprovalURL, RequestState: st.RequestState,
+	return &Proposed{Value: stateValue(st, slices.Contains(c.scopes, ScopeRead)), URL: st.ApprovalURL, RequestState: st.RequestState,
 		Message: "Review and approve or reject: " + pv.Action}, nil
 }
 
@@ -307,9 +309,13 @@ type Proposed struct {
 
 // StateValue is a write tool's result for st: the state, the link while
 // pending, the written row's id once approved, the preview (its
-// student-authored text stripped of invisible characters) when just
-// proposed, and what the model should do next.
-func StateValue(st *ActionState) *jsjson.Object {
+// student-authored text with hidden characters marked by hiddentext.Mark)
+// when just proposed, and what the model should do next.
+func StateValue(st *ActionState) *jsjson.Object { return stateValue(st, true) }
+
+// stateValue is StateValue; withStudentText false leaves the preview's
+// student-written fields out (a caller without mcp:read).
+func stateValue(st *ActionState, withStudentText bool) *jsjson.Object {
 	o := jsjson.NewObject(8).Set("action_id", st.ActionID).Set("state", st.State)
 	if st.State == StatePending && st.ApprovalURL != "" {
 		o.Set("approval_url", st.ApprovalURL)
@@ -324,35 +330,35 @@ func StateValue(st *ActionState) *jsjson.Object {
 		o.Set("failure", st.Failure)
 	}
 	if st.Preview != nil {
-		o.Set("preview", previewValue(st.Preview))
+		o.Set("preview", previewValue(st.Preview, withStudentText))
 	}
 	var next string
 	switch st.State {
 	case StatePending:
 		next = "Nothing has been written. Give the person approval_url: they sign in there, review this preview and approve or reject it (within 10 minutes). Then call " + st.Tool + " with only action_id to learn the outcome."
 	case StateApproved:
-		if st.RowID != "" {
-			next = "The person approved it and it was written (row " + st.RowID + ")."
-		} else {
-			next = "The person approved it; the write is in progress. Ask again shortly."
-		}
+		next = "The person approved it and it was written (row " + st.RowID + ")."
 	case StateRejected:
 		next = "The person rejected it; nothing was written. Do not propose it again unless they ask."
 	case StateExpired:
 		next = "Nobody approved it within 10 minutes; nothing was written. Propose it again if the person still wants it."
 	default:
-		next = "Nothing was written."
+		next = "Nothing was written. Tell the person why (failure); propose it again only if it still applies and they ask."
 	}
 	return o.Set("next_step", next)
 }
 
-// previewValue is a preview as a tool result shows it.
-func previewValue(p *Preview) *jsjson.Object {
+// previewValue is a preview as a tool result shows it; withStudentText
+// false leaves out the fields a student wrote.
+func previewValue(p *Preview, withStudentText bool) *jsjson.Object {
 	fields := make([]any, 0, len(p.Fields))
 	for _, f := range p.Fields {
+		if f.StudentAuthored && !withStudentText {
+			continue
+		}
 		text := f.Text
 		if f.StudentAuthored {
-			text = StripInvisible(text)
+			text = hiddentext.Mark(text)
 		}
 		fields = append(fields, jsjson.NewObject(3).Set("label", f.Label).Set("text", text).Set("student_authored", f.StudentAuthored))
 	}
@@ -362,27 +368,6 @@ func previewValue(p *Preview) *jsjson.Object {
 		Set("where", p.Where).
 		Set("visibility", p.Visibility).
 		Set("fields", fields)
-}
-
-// IsInvisible reports whether r is a character that renders as nothing
-// yet can carry text: the Unicode format characters (category Cf: zero
-// widths, bidirectional controls and isolates, the BOM, tag characters)
-// and the variation selectors.
-func IsInvisible(r rune) bool {
-	return unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Variation_Selector, r)
-}
-
-// StripInvisible removes IsInvisible characters from s.
-func StripInvisible(s string) string {
-	if strings.IndexFunc(s, IsInvisible) < 0 {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if IsInvisible(r) {
-			return -1
-		}
-		return r
-	}, s)
 }
 
 // excerpt shortens student-written text for a preview's context line.
@@ -397,7 +382,7 @@ func excerpt(s string, n int) string {
 // helpTarget reads the help request as the caller.
 func helpTarget(ctx context.Context, c *Call, classID, requestID int64) (*jsjson.Object, error) {
 	raw, err := c.DB.From("help_requests").
-		Select("id, request, status, is_private, help_queues(name)").
+		Select("id, request, status, is_private, assignee, help_queues(name)").
 		Eq("id", writeIDString(requestID)).
 		Eq("class_id", writeIDString(classID)).
 		MaybeSingle(ctx)
@@ -411,6 +396,18 @@ func helpTarget(ctx context.Context, c *Call, classID, requestID int64) (*jsjson
 	}
 	return row, nil
 }
+
+// acceptsReplies refuses a reply to a resolved or closed request, whose
+// chat the web app makes read-only.
+func acceptsReplies(hr *jsjson.Object, requestID int64) error {
+	if status, _ := hr.String("status"); status == "resolved" || status == "closed" {
+		return refused("Help request %d is %s; its chat takes no more replies.", requestID, status)
+	}
+	return nil
+}
+
+// writeIDString is an id argument as PostgREST filters it.
+func writeIDString(v int64) string { return strconv.FormatInt(v, 10) }
 
 func writeQueueName(row *jsjson.Object) string {
 	q, _ := row.Object("help_queues")
@@ -459,6 +456,9 @@ func replyToHelpRequest(ctx context.Context, c *Call) (any, error) {
 	classID, requestID, message, staffOnly, me := a.classID, a.targetID, a.text, a.staffOnly, a.me
 	hr, err := helpTarget(ctx, c, classID, requestID)
 	if err != nil {
+		return nil, err
+	}
+	if err := acceptsReplies(hr, requestID); err != nil {
 		return nil, err
 	}
 	request, _ := hr.String("request")
@@ -527,6 +527,10 @@ func setHelpRequestStatus(ctx context.Context, c *Call) (any, error) {
 	if current == status {
 		return nil, refused("Help request %d is already %s.", requestID, strings.ReplaceAll(status, "_", " "))
 	}
+	if current != "open" && current != "in_progress" {
+		return nil, refused("Help request %d is %s; the queue's status changes apply only to open and in-progress requests.", requestID, current)
+	}
+	assignee := hr.Value("assignee")
 	request, _ := hr.String("request")
 	values := map[string]any{"status": status}
 	var now []string
@@ -555,7 +559,8 @@ func setHelpRequestStatus(ctx context.Context, c *Call) (any, error) {
 		},
 		Write: WritePlan{Table: "help_requests", Op: "update",
 			Match:  map[string]string{"id": writeIDString(requestID), "class_id": writeIDString(classID)},
-			Values: values, Now: now},
+			Values: values, Now: now,
+			Expect: map[string]any{"status": current, "assignee": assignee}},
 	}
 	args := map[string]any{"class_id": classID, "help_request_id": requestID, "status": status}
 	if hasResolution {

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -103,6 +102,14 @@ func TestWriteRefusals(t *testing.T) {
 			"Help request 6 was not found in class 1."},
 		{"same status", userAlice, "set_help_request_status", `{"class_id":1,"help_request_id":2,"status":"in_progress"}`,
 			"Help request 2 is already in progress."},
+		{"reply to a resolved request", userAlice, "reply_to_help_request", `{"class_id":1,"help_request_id":3,"message":"hi"}`,
+			"Help request 3 is resolved; its chat takes no more replies."},
+		{"reply to a closed request", userAlice, "reply_to_help_request", `{"class_id":1,"help_request_id":4,"message":"hi"}`,
+			"Help request 4 is closed; its chat takes no more replies."},
+		{"status of a resolved request", userAlice, "set_help_request_status", `{"class_id":1,"help_request_id":3,"status":"in_progress"}`,
+			"Help request 3 is resolved; the queue's status changes apply only to open and in-progress requests."},
+		{"status of a closed request", userAlice, "set_help_request_status", `{"class_id":1,"help_request_id":4,"status":"resolved"}`,
+			"Help request 4 is closed; the queue's status changes apply only to open and in-progress requests."},
 		{"draft thread", userAlice, "reply_to_discussion_thread", `{"class_id":1,"thread_id":12,"body":"hi"}`,
 			"Discussion thread 12 is a draft; replies go to published threads only."},
 		{"no such thread", userAlice, "reply_to_discussion_thread", `{"class_id":1,"thread_id":9,"body":"hi"}`,
@@ -148,11 +155,11 @@ func TestWriteProposals(t *testing.T) {
 		{"reply", "reply_to_help_request", `{"class_id":1,"help_request_id":1,"message":"Try the debugger."}`,
 			`{"table":"help_request_messages","op":"insert","values":{"author":"` + privID(1, 1) + `","class_id":1,"help_request_id":1,"instructors_only":false,"message":"Try the debugger.","reply_to_message_id":null}}`,
 			"Everyone who can see this help request: it is public to the class, so every student of class 1, and the class's instructors and graders"},
-		{"staff-only reply", "reply_to_help_request", `{"class_id":1,"help_request_id":3,"message":"Note","staff_only":true}`,
-			`{"table":"help_request_messages","op":"insert","values":{"author":"` + privID(1, 1) + `","class_id":1,"help_request_id":3,"instructors_only":true,"message":"Note","reply_to_message_id":null}}`,
+		{"staff-only reply", "reply_to_help_request", `{"class_id":1,"help_request_id":2,"message":"Note","staff_only":true}`,
+			`{"table":"help_request_messages","op":"insert","values":{"author":"` + privID(1, 1) + `","class_id":1,"help_request_id":2,"instructors_only":true,"message":"Note","reply_to_message_id":null}}`,
 			"Staff only: the class's instructors and graders (the message is marked instructors_only)"},
 		{"resolve", "set_help_request_status", `{"class_id":1,"help_request_id":1,"status":"resolved","resolution":"staff_helped"}`,
-			`{"table":"help_requests","op":"update","match":{"class_id":"1","id":"1"},"values":{"resolution_status":"staff_helped","resolved_by":"` + privID(1, 1) + `","status":"resolved"},"now":["resolved_at"]}`,
+			`{"table":"help_requests","op":"update","match":{"class_id":"1","id":"1"},"values":{"resolution_status":"staff_helped","resolved_by":"` + privID(1, 1) + `","status":"resolved"},"expect":{"assignee":null,"status":"open"},"now":["resolved_at"]}`,
 			"Everyone who can see this help request sees its status in the queue"},
 		{"thread reply", "reply_to_discussion_thread", `{"class_id":1,"thread_id":7,"body":"Agreed."}`,
 			`{"table":"discussion_threads","op":"insert","values":{"author":"` + privID(1, 1) + `","body":"Agreed.","class_id":1,"instructors_only":true,"parent":7,"root":6,"subject":"Re: ` + threadSubject(t, 7) + `","topic_id":6}}`,
@@ -208,107 +215,42 @@ func TestActionStateReported(t *testing.T) {
 	}
 }
 
-func TestStripInvisible(t *testing.T) {
-	in := "a\u200bb\u202ec\u2066d\ufeffe\U000E0041f\ufe0fg"
-	if got := StripInvisible(in); got != "abcdefg" {
-		t.Errorf("StripInvisible(%q) = %q", in, got)
+// TestPreviewMarksHiddenText: student-authored text reaches the model
+// with its hidden characters as visible markers (hiddentext.Mark), not
+// stripped, so the model sees that something was hidden; the caller's own
+// text is left as written.
+func TestPreviewMarksHiddenText(t *testing.T) {
+	pv := previewValue(&Preview{Fields: []PreviewField{
+		{Text: "a\u200bb\u202ec\u2066d\ufeffe\U000E0041f\ufe0fg\u3164h", StudentAuthored: true},
+		{Text: "p\u202eq"},
+	}}, true)
+	b, err := jsjson.Marshal(pv)
+	if err != nil {
+		t.Fatal(err)
 	}
-	pv := previewValue(&Preview{Fields: []PreviewField{{Text: "x\u202ey", StudentAuthored: true}, {Text: "p\u202eq"}}})
-	b, _ := jsjson.Marshal(pv)
-	if !strings.Contains(string(b), `"text":"xy"`) || !strings.Contains(string(b), "p\u202eq") {
-		t.Errorf("only student-authored text is stripped: %s", b)
+	for _, want := range []string{
+		`"text":"a[U+200B]b[U+202E]c[U+2066]d[U+FEFF]e[U+E0041]f[U+FE0F]g[U+3164]h"`,
+		"\"text\":\"p\u202eq\"",
+	} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("preview lacks %q: %s", want, b)
+		}
 	}
 }
 
-// TestPlansRunUnderRLS runs each tool's planned write as the proposer
-// (it is written) and as staff of another class (row-level security
-// refuses it and nothing changes).
-func TestPlansRunUnderRLS(t *testing.T) {
-	env := testEnv(t)
-	env.RequireDatabase(t)
-	fa := &fakeApprovals{}
-	reg := New(Options{Approvals: fa})
-	calls := []struct{ tool, args, table string }{
-		{"reply_to_help_request", `{"class_id":1,"help_request_id":1,"message":"rls check"}`, "help_request_messages"},
-		{"set_help_request_status", `{"class_id":1,"help_request_id":1,"status":"in_progress"}`, "help_requests"},
-		{"reply_to_discussion_thread", `{"class_id":1,"thread_id":1,"body":"rls check"}`, "discussion_threads"},
-		// Proposed while the request is open, performed after in_progress.
-		{"set_help_request_status", `{"class_id":1,"help_request_id":1,"status":"resolved","resolution":"staff_helped"}`, "help_requests"},
-	}
-	for _, c := range calls {
-		if _, err := callWrite(t, reg, userAlice, c.tool, c.args); err != nil {
-			t.Fatal(err)
-		}
-	}
-	bea, _ := clientFor(t, userBea)
-	alice, _ := clientFor(t, userAlice)
-	for i, c := range calls {
-		plan := fa.proposals[i].Preview.Write
-		if id, err := PerformWrite(context.Background(), bea, plan, time.Now()); err == nil {
-			t.Errorf("%s as Bea (class 2): wrote row %s", c.tool, id)
-		}
-		id, err := PerformWrite(context.Background(), alice, plan, time.Now())
-		if err != nil || id == "" {
-			t.Errorf("%s as Alice: %q, %v", c.tool, id, err)
-		}
-	}
-	db := env.DB(t)
-	var n int
-	if err := db.QueryRow(context.Background(), `SELECT count(*) FROM public.help_request_messages WHERE message = 'rls check'`).Scan(&n); err != nil || n != 1 {
-		t.Errorf("messages written: %d, %v; want 1", n, err)
-	}
-	var status, assignee, resolvedBy, resolution string
-	var resolvedAt bool
-	if err := db.QueryRow(context.Background(), `SELECT status::text, coalesce(assignee::text, ''), coalesce(resolved_by::text, ''),
-		coalesce(resolution_status::text, ''), resolved_at IS NOT NULL FROM public.help_requests WHERE id = 1`).Scan(&status, &assignee, &resolvedBy, &resolution, &resolvedAt); err != nil {
+// TestPreviewNeedsReadScope: a token with mcp:write but not mcp:read gets
+// the preview without the student-written fields it may not read.
+func TestPreviewNeedsReadScope(t *testing.T) {
+	p := &Preview{Action: "Post", Fields: []PreviewField{
+		{Label: "The student's request", Text: "private question", StudentAuthored: true},
+		{Label: "Your message", Text: "hello"},
+	}}
+	b, err := jsjson.Marshal(previewValue(p, false))
+	if err != nil {
 		t.Fatal(err)
 	}
-	const alicePrivate = "20000001-0000-4000-8000-000000000001"
-	if status != "resolved" || assignee != alicePrivate || resolvedBy != alicePrivate || resolution != "staff_helped" || !resolvedAt {
-		t.Errorf("help request 1 after in_progress then resolved: status %s assignee %s resolved_by %s resolution %s resolved_at set %v",
-			status, assignee, resolvedBy, resolution, resolvedAt)
-	}
-	// Restore request 1 for the other tests. Pawtograder's triggers add
-	// rows of their own: the reply's read status for each class member
-	// (discussion_thread_read_status, which refers to the reply without
-	// cascading), a work session when it goes in progress and, on
-	// resolving, a system message in the request.
-	if _, err := db.Exec(context.Background(), `DELETE FROM public.help_request_messages WHERE message = 'rls check'
-			OR (help_request_id = 1 AND is_system_message AND created_at > now() - interval '1 hour');
-		DO $$ BEGIN
-			IF to_regclass('public.discussion_thread_read_status') IS NOT NULL THEN -- not in the fixture schema
-				DELETE FROM public.discussion_thread_read_status WHERE discussion_thread_id IN (SELECT id FROM public.discussion_threads WHERE body = 'rls check');
-				-- The TA's work session, opened by in_progress.
-				DELETE FROM public.help_request_work_sessions WHERE help_request_id = 1 AND created_at > now() - interval '1 hour';
-			END IF;
-		END $$;
-		DELETE FROM public.discussion_threads WHERE body = 'rls check';
-		UPDATE public.help_requests SET status = 'open', assignee = NULL, resolved_by = NULL, resolved_at = NULL, resolution_status = NULL WHERE id = 1`); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestPerformWriteRefusesUnplannedWrites(t *testing.T) {
-	tests := []struct {
-		name string
-		plan WritePlan
-		want string
-	}{
-		{"table", WritePlan{Table: "api_tokens", Op: "insert"}, "tools: the plan names a write no tool makes (insert api_tokens)"},
-		{"op", WritePlan{Table: "help_requests", Op: "insert"}, "tools: the plan names a write no tool makes (insert help_requests)"},
-		{"column", WritePlan{Table: "help_request_messages", Op: "insert", Values: map[string]any{"is_system_message": true}}, "tools: the plan sets column is_system_message of help_request_messages, which no tool writes"},
-		{"match", WritePlan{Table: "help_requests", Op: "update", Match: map[string]string{"id": "1"}, Values: map[string]any{"status": "closed"}}, "tools: an update plan must match its row by id and class"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := PerformWrite(context.Background(), nil, tt.plan, time.Now())
-			if err == nil || err.Error() != tt.want {
-				t.Errorf("got %v, want %q", err, tt.want)
-			}
-		})
-	}
-	var rf *RefusedError
-	if !errors.As(ErrNoAction, &rf) {
-		t.Error("ErrNoAction is not a RefusedError")
+	want := `{"action":"Post","as":"","where":"","visibility":"","fields":[{"label":"Your message","text":"hello","student_authored":false}]}`
+	if string(b) != want {
+		t.Errorf("got %s\nwant %s", b, want)
 	}
 }

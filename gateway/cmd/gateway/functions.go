@@ -55,6 +55,8 @@ type wiring struct {
 	onShutdown []func()
 	close      func()
 	metrics    *metrics.Metrics
+	// background runs for the life of the server (run starts each).
+	background []func(ctx context.Context)
 }
 
 // newUpstreamTransport is the pooled transport the functions' upstream
@@ -197,6 +199,9 @@ func buildFunctions(cfg config.Config, log *slog.Logger, audit *slog.Logger) (*w
 		return nil, err
 	}
 	mountMCPServer(w, log, server, front, mountIssuer, approvals)
+	if approvals != nil {
+		w.background = append(w.background, approvals.RunPurge)
+	}
 	return w, nil
 }
 

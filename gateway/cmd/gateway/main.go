@@ -150,6 +150,9 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		// migrations even where nothing polls /readyz.
 		go b.schema.watch(ctx)
 	}
+	for _, f := range b.background {
+		go f(ctx)
+	}
 	return srv.Run(ctx)
 }
 
@@ -157,6 +160,8 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 type built struct {
 	slugs  []string     // the functions served
 	schema *schemaCheck // the migrations check (nil without PostgREST); run starts its watch
+	// background jobs (the write tools' purge); run starts them
+	background []func(ctx context.Context)
 }
 
 // newServer builds the gateway from cfg: the functions (functions.go),
@@ -181,6 +186,7 @@ func newServer(cfg config.Config, log *slog.Logger) (_ *gateway.Server, b built,
 		reporter = nil
 	}
 	b.schema = newSchemaCheck(cfg, log)
+	b.background = w.background
 	cleanup = func() {
 		if w.close != nil {
 			w.close()

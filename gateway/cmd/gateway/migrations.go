@@ -23,6 +23,8 @@ const (
 	migrationSingleUse = "supabase/migrations/20261202080000_mcp_oauth_single_use.sql"
 	migrationGrantFns  = "supabase/migrations/20261202090000_mcp_oauth_grant_functions.sql"
 	migrationPending   = "supabase/migrations/20261202100000_mcp_pending_actions.sql"
+	migrationApprove   = "supabase/migrations/20261203000000_mcp_pending_action_approve.sql"
+	migrationStepUp    = "supabase/migrations/20261203010000_mcp_oauth_step_up.sql"
 )
 
 // Features whose objects are probed only when the feature is on.
@@ -65,11 +67,12 @@ var schemaObjects = []schemaObject{
 	{name: "mcp_oauth_create_grant", args: []string{"p_code_hash", "p_name", "p_client_id", "p_expires_at", "p_refresh_hash", "p_now"}, file: migrationGrantFns, feature: featureOAuth},
 	{name: "mcp_oauth_rotate_refresh", args: []string{"p_token_hash", "p_next_hash", "p_now"}, file: migrationGrantFns, feature: featureOAuth},
 	{name: "mcp_oauth_revoke_grant", args: []string{"p_token_id", "p_client_id", "p_now"}, file: migrationGrantFns, feature: featureOAuth},
+	{name: "mcp_oauth_live_grants", args: []string{"p_user_id", "p_client_hash", "p_now"}, file: migrationStepUp, feature: featureOAuth},
 	{name: "mcp_pending_actions", file: migrationPending, feature: featureWrites},
-	{name: "mcp_pending_action_propose", args: []string{"p_user_id", "p_token_id", "p_client_id", "p_class_id", "p_tool", "p_arguments", "p_argument_digest", "p_preview", "p_now", "p_ttl_seconds"}, file: migrationPending, feature: featureWrites},
+	{name: "mcp_pending_action_propose", args: []string{"p_user_id", "p_token_id", "p_client_id", "p_class_id", "p_tool", "p_arguments", "p_argument_digest", "p_preview", "p_now", "p_ttl_seconds", "p_max_pending"}, file: migrationApprove, feature: featureWrites},
 	{name: "mcp_pending_action_state", args: []string{"p_id", "p_user_id", "p_now"}, file: migrationPending, feature: featureWrites},
-	{name: "mcp_pending_action_decide", args: []string{"p_id", "p_user_id", "p_approve", "p_now"}, file: migrationPending, feature: featureWrites},
-	{name: "mcp_pending_action_record", args: []string{"p_id", "p_row_id", "p_failure"}, file: migrationPending, feature: featureWrites},
+	{name: "mcp_pending_action_reject", args: []string{"p_id", "p_user_id", "p_now"}, file: migrationApprove, feature: featureWrites},
+	{name: "mcp_pending_actions_purge", args: []string{"p_before", "p_limit"}, file: migrationApprove, feature: featureWrites},
 }
 
 // schemaRetry is how often the start-up check probes again while objects
@@ -203,13 +206,27 @@ const (
 	objectUnknown
 )
 
+// String names the state in the probe's debug log.
+func (st objectState) String() string {
+	switch st {
+	case objectPresent:
+		return "present"
+	case objectMissing:
+		return "missing"
+	}
+	return "unknown"
+}
+
 // probe asks PostgREST about one object without changing anything: a
 // table is read with limit=0, a function is called with arguments that
 // fail to convert. Only PostgREST's "not found" answers (PGRST205 or
 // 42P01 for a table, PGRST202 or 42883 for a function) mean missing.
-func (s *schemaCheck) probe(ctx context.Context, o schemaObject) objectState {
+func (s *schemaCheck) probe(ctx context.Context, o schemaObject) (state objectState) {
+	var status int
+	var code string
 	var req *http.Request
 	var err error
+	defer func() { s.logProbe(ctx, o, state, status, code, err) }()
 	if o.args == nil {
 		req, err = http.NewRequestWithContext(ctx, http.MethodGet, s.restURL+"/"+o.name+"?select=*&limit=0", nil)
 	} else {
@@ -236,6 +253,11 @@ func (s *schemaCheck) probe(ctx context.Context, o schemaObject) objectState {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	var e struct {
+		Code string `json:"code"`
+	}
+	_ = json.Unmarshal(b, &e)
+	status, code = resp.StatusCode, e.Code
 	if resp.StatusCode != http.StatusNotFound {
 		// A function the service role may not execute exists; a table it
 		// may not read, or an upstream fault, says nothing.
@@ -244,10 +266,6 @@ func (s *schemaCheck) probe(ctx context.Context, o schemaObject) objectState {
 		}
 		return objectPresent
 	}
-	var e struct {
-		Code string `json:"code"`
-	}
-	_ = json.Unmarshal(b, &e)
 	switch {
 	case o.args == nil && (e.Code == "PGRST205" || e.Code == "42P01"):
 		return objectMissing
@@ -256,4 +274,30 @@ func (s *schemaCheck) probe(ctx context.Context, o schemaObject) objectState {
 	}
 	// A 404 without PostgREST's code: a proxy that does not route here.
 	return objectUnknown
+}
+
+// logProbe logs one probe's answer at debug level only. A present
+// function's refusal of badValue (400, 22P02 or 22007: "invalid input
+// syntax … \"not-a-value\"") is the answer the probe asks for, not a
+// failure. The real failures are logged elsewhere: missing objects once at
+// error by check, an upstream that cannot be asked by readiness.
+func (s *schemaCheck) logProbe(ctx context.Context, o schemaObject, state objectState, status int, code string, err error) {
+	object, msg := "table "+o.name, "schema probe"
+	if o.args != nil {
+		object = "function " + o.name
+		if state == objectPresent && status == http.StatusBadRequest {
+			msg = "schema probe: the function refused the probe's arguments, as expected"
+		}
+	}
+	attrs := []slog.Attr{slog.String("object", object), slog.String("state", state.String())}
+	if status != 0 {
+		attrs = append(attrs, slog.Int("status", status))
+	}
+	if code != "" {
+		attrs = append(attrs, slog.String("code", code))
+	}
+	if err != nil {
+		attrs = append(attrs, slog.String("error", err.Error()))
+	}
+	s.log.LogAttrs(ctx, slog.LevelDebug, msg, attrs...)
 }

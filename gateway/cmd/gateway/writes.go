@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"strings"
-	"time"
 
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/repofiles"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
@@ -19,7 +18,7 @@ import (
 // has no write tools and no approval page is mounted. Its store keeps the
 // pending actions through the service-role client (serviceDB); the
 // approved write runs as the approving user through users, so row-level
-// security decides.
+// security decides, in one transaction with the decision and its record.
 func buildApprovals(cfg config.Config, log, audit *slog.Logger, up upstreams, users *userdb.Factory, m *metrics.Metrics) (*approval.Service, error) {
 	if !cfg.WriteTools {
 		return nil, nil
@@ -39,13 +38,11 @@ func buildApprovals(cfg config.Config, log, audit *slog.Logger, up upstreams, us
 	return approval.New(approval.Options{
 		BaseURL: strings.TrimRight(cfg.PublicURL.String(), "/") + "/functions/v1/" + slugMCPServer,
 		Store:   approval.NewPostgRESTStore(svc),
-		Perform: func(ctx context.Context, userID string, plan tools.WritePlan, now time.Time) (string, error) {
-			db, err := users.ForUser(ctx, userID)
-			if err != nil {
-				return "", err
-			}
-			return tools.PerformWrite(ctx, db, plan, now)
+		Approver: func(ctx context.Context, userID, actionID string) (approval.RPC, error) {
+			return users.ForApproval(ctx, userID, actionID)
 		},
+		MaxPending:    cfg.WriteMaxPending,
+		Retention:     cfg.WriteRetention,
 		Secrets:       cfg.OAuthServer.Secrets,
 		AuthURL:       up.authURL,
 		AuthPublicURL: publicAuth,

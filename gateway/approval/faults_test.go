@@ -1,0 +1,183 @@
+package approval
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
+	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
+	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+)
+
+// messageRowID is the id of the one message holding text, or "" when
+// there is none.
+func (h *harness) messageRowID(t *testing.T, text string) string {
+	t.Helper()
+	var id string
+	err := h.env.DB(t).QueryRow(context.Background(), `SELECT coalesce(string_agg(id::text, ','), '') FROM public.help_request_messages WHERE message = $1`, text).Scan(&id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// assertRecordEqualsData checks that the action's recorded state is what
+// the data shows: approved with the one row written, or not approved and
+// nothing written.
+func (h *harness) assertRecordEqualsData(t *testing.T, actionID, marker string) *tools.ActionState {
+	t.Helper()
+	st, err := h.svc.State(context.Background(), gatewaytest.Alice, actionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := h.messageRowID(t, marker)
+	switch {
+	case st.State == tools.StateApproved && (row == "" || st.RowID != row):
+		t.Errorf("recorded approved with row %q, the data holds %q", st.RowID, row)
+	case st.State != tools.StateApproved && row != "":
+		t.Errorf("recorded %s, yet row %s was written", st.State, row)
+	}
+	return st
+}
+
+// TestApprovalFaults interrupts an approval at each point between the
+// gateway and the database, through a fault proxy in front of the REST
+// API, and checks what the page says, that the record equals the data,
+// and that approving again writes at most once.
+func TestApprovalFaults(t *testing.T) {
+	tests := []struct {
+		name      string
+		rules     []gatewaytest.FaultRule
+		wantTitle string // the page after the faulted approval
+		wantState string // recorded after the faulted approval
+	}{
+		{name: "before the decision: the approval never arrives",
+			rules:     []gatewaytest.FaultRule{{Match: gatewaytest.RPCTo("mcp_pending_action_approve"), Fault: gatewaytest.DropRequest}},
+			wantTitle: "Not done yet", wantState: tools.StatePending},
+		{name: "after the write: its answer is lost",
+			rules:     []gatewaytest.FaultRule{{Match: gatewaytest.RPCTo("mcp_pending_action_approve"), Fault: gatewaytest.DropAnswer}},
+			wantTitle: "Already approved", wantState: tools.StateApproved},
+		{name: "after the write: its answer is cut short",
+			rules:     []gatewaytest.FaultRule{{Match: gatewaytest.RPCTo("mcp_pending_action_approve"), Fault: gatewaytest.TruncateAnswer}},
+			wantTitle: "Already approved", wantState: tools.StateApproved},
+		{name: "the answer late past the deadline",
+			rules:     []gatewaytest.FaultRule{{Match: gatewaytest.RPCTo("mcp_pending_action_approve"), Fault: gatewaytest.DelayAnswer, Delay: 3 * time.Second}},
+			wantTitle: "Already approved", wantState: tools.StateApproved},
+		{name: "the answer lost and the read-back too",
+			rules: []gatewaytest.FaultRule{
+				{Match: gatewaytest.RPCTo("mcp_pending_action_approve"), Fault: gatewaytest.DropAnswer},
+				{Match: gatewaytest.RPCTo("mcp_pending_action_state"), Fault: gatewaytest.DropAnswer, Skip: 1}},
+			wantTitle: "Pawtograder did not answer", wantState: tools.StateApproved},
+		{name: "before the decision: the proposal cannot be read",
+			rules:     []gatewaytest.FaultRule{{Match: gatewaytest.RPCTo("mcp_pending_action_state"), Fault: gatewaytest.DropRequest}},
+			wantTitle: "Pawtograder is unavailable", wantState: tools.StatePending},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := stack.Env(t)
+			proxy := gatewaytest.NewFaultProxy(t, env.RestURL[:len(env.RestURL)-len("/rest/v1")])
+			h := newHarnessWith(t, harnessOptions{restURL: proxy.URL + "/rest/v1", writeTimeout: time.Second})
+			marker := fmt.Sprintf("faulted %s %d", tt.name, time.Now().UnixNano())
+			st := h.proposeReply(t, marker, "")
+			b := browser(t)
+			_, page := signIn(t, b, h.env, st.ApprovalURL, gatewaytest.Alice)
+			for _, r := range tt.rules {
+				proxy.Add(r)
+			}
+			_, out := decide(t, b, st.ApprovalURL, page, "approve")
+			if got := title(out); got != tt.wantTitle {
+				t.Errorf("page after the fault: %q, want %q\n%s", got, tt.wantTitle, out)
+			}
+			for _, r := range tt.rules {
+				if proxy.Hits(r.Fault) == 0 {
+					t.Fatalf("fault %d never happened", r.Fault)
+				}
+			}
+			// The late answer's transaction may still be committing.
+			deadline := time.Now().Add(5 * time.Second)
+			got := h.assertRecordEqualsData(t, st.ActionID, marker)
+			for got.State != tt.wantState && time.Now().Before(deadline) {
+				time.Sleep(100 * time.Millisecond)
+				got = h.assertRecordEqualsData(t, st.ActionID, marker)
+			}
+			if got.State != tt.wantState {
+				t.Fatalf("recorded %q, want %q", got.State, tt.wantState)
+			}
+			// Approving again, as the page advises, writes at most once.
+			b2 := browser(t)
+			_, page = signIn(t, b2, h.env, st.ApprovalURL, gatewaytest.Alice)
+			if got.State == tools.StatePending {
+				_, out = decide(t, b2, st.ApprovalURL, page, "approve")
+				if got := title(out); got != "Approved and written" {
+					t.Errorf("approving again: %q, want Approved and written", got)
+				}
+			} else if got := title(page); got != "Already approved" {
+				t.Errorf("the link opened again: %q, want Already approved", got)
+			}
+			if got := h.assertRecordEqualsData(t, st.ActionID, marker); got.State != tools.StateApproved {
+				t.Errorf("after approving again: %q, want approved", got.State)
+			}
+			if n := h.messages(t, marker); n != 1 {
+				t.Errorf("%d messages written, want exactly 1", n)
+			}
+		})
+	}
+}
+
+// TestClosedTabDoesNotCancelTheWrite: the browser gives up on its request
+// while the approval runs; the write still completes and is recorded.
+func TestClosedTabDoesNotCancelTheWrite(t *testing.T) {
+	env := stack.Env(t)
+	proxy := gatewaytest.NewFaultProxy(t, env.RestURL[:len(env.RestURL)-len("/rest/v1")])
+	h := newHarnessWith(t, harnessOptions{restURL: proxy.URL + "/rest/v1", writeTimeout: 10 * time.Second})
+	marker := fmt.Sprintf("closed tab %d", time.Now().UnixNano())
+	st := h.proposeReply(t, marker, "")
+	b := browser(t)
+	_, page := signIn(t, b, h.env, st.ApprovalURL, gatewaytest.Alice)
+	proxy.Add(gatewaytest.FaultRule{Match: gatewaytest.RPCTo("mcp_pending_action_approve"), Fault: gatewaytest.DelayAnswer, Delay: time.Second})
+	b.Timeout = 200 * time.Millisecond // the tab closes before the answer
+	m := csrfField.FindStringSubmatch(page)
+	if _, err := b.PostForm(st.ApprovalURL, map[string][]string{"csrf_token": {m[1]}, "decision": {"approve"}}); err == nil {
+		t.Fatal("the browser's request did not time out")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if got := h.assertRecordEqualsData(t, st.ActionID, marker); got.State == tools.StateApproved {
+			if n := h.messages(t, marker); n != 1 {
+				t.Errorf("%d messages, want 1", n)
+			}
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatal("the approval was not completed after the tab closed")
+}
+
+// TestApprovalNeedsItsOwnToken: the approval's SQL function refuses a
+// person's own session token (or any token not minted for this action),
+// so nothing but the gateway's page can approve.
+func TestApprovalNeedsItsOwnToken(t *testing.T) {
+	h := newHarness(t)
+	marker := fmt.Sprintf("direct %d", time.Now().UnixNano())
+	st := h.proposeReply(t, marker, "")
+	other := h.proposeReply(t, marker+" other", "")
+	users := userdb.NewFactory(userdb.Options{RestURL: h.env.RestURL, AnonKey: h.env.AnonKey, SigningJWK: h.env.SigningJWK})
+	forOther, err := users.ForApproval(context.Background(), gatewaytest.Alice, other.ActionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := NewPostgRESTStore(h.env.ServiceREST(t))
+	for name, as := range map[string]RPC{
+		"the person's session token":        h.env.UserClient(t, gatewaytest.Alice),
+		"a token minted for another action": forOther,
+	} {
+		if out, err := store.Approve(context.Background(), as, st.ActionID, time.Now()); err == nil {
+			t.Errorf("%s approved: %+v", name, out)
+		}
+	}
+	if got := h.assertRecordEqualsData(t, st.ActionID, marker); got.State != tools.StatePending {
+		t.Errorf("state %q, want pending", got.State)
+	}
+}
