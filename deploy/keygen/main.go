@@ -1,6 +1,8 @@
 // Command keygen creates the ES256 signing key the gateway uses to mint
-// per-user JWTs. It prints the private JWK (the gateway's JWT_SECRET) and
-// the public JWKS entry that PostgREST must trust under the same kid.
+// per-user JWTs. It prints the private JWK as an env-file line (the
+// gateway's JWT_SECRET, unquoted), the Supabase CLI's signing keys file
+// holding it, and the public JWKS that PostgREST must trust under the same
+// kid.
 //
 //	go run ./deploy/keygen -kid pawtograder-session-v1
 package main
@@ -50,6 +52,11 @@ func run(w io.Writer, kid string) error {
 	if err != nil {
 		return err
 	}
+	// The Supabase CLI's signing keys file is a JSON array of private JWKs.
+	keysFile, err := json.Marshal([]jwk.Key{key})
+	if err != nil {
+		return err
+	}
 	set := jwk.NewSet()
 	if err := set.AddKey(pub); err != nil {
 		return err
@@ -58,6 +65,22 @@ func run(w io.Writer, kid string) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "# The gateway's JWT_SECRET (keep private). Supabase CLI: add this private JWK to the signing keys file; hosted: import it as a standby key:\nJWT_SECRET='%s'\n\n# Add this key to PostgREST's JWKS (self-hosted: JWT_JWKS; the CLI and hosted projects publish it from the private key):\n%s\n", privJSON, pubJSON)
+	_, err = fmt.Fprintf(w, "%sJWT_SECRET=%s\n\n%s%s\n\n%s%s\n", envFileComment, privJSON, keysFileComment, keysFile, jwksComment, pubJSON)
 	return err
 }
+
+// The comments before each part of the output. Each part is one line that
+// its consumer takes as it stands. JWT_SECRET's value is not quoted:
+// docker --env-file and kubectl create secret --from-env-file keep quotes
+// as part of the value, and the gateway refuses a key that does not start
+// with "{".
+const (
+	envFileComment = "# The gateway's JWT_SECRET, its private signing key (keep it secret), as a line of an env file such as\n" +
+		"# gateway.env: docker --env-file, docker compose --env-file and kubectl create secret --from-env-file take\n" +
+		"# the rest of the line as it stands. Self-hosted: the same value is MCP_GATEWAY_SIGNING_JWK. Hosted:\n" +
+		"# import the value as a standby key. A shell needs quotes around it: export JWT_SECRET='<the value>'.\n"
+	keysFileComment = "# Supabase CLI: the signing keys file ([auth] signing_keys_path) is a JSON array of private JWKs; add\n" +
+		"# this key to it beside Auth's own key (a new file is this line):\n"
+	jwksComment = "# PostgREST's JWKS, the public half only (self-hosted: add this key to JWT_JWKS; the CLI and hosted\n" +
+		"# projects publish it from the private key):\n"
+)

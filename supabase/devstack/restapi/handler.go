@@ -112,8 +112,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !errors.As(err, &e) {
 			e = &Error{Status: 500, Code: "PGRSTX00", Message: "Internal server error", Err: err}
 		}
-		if e.Status >= 500 || e.Err != nil {
+		switch {
+		case e.Status >= 500:
 			h.log.ErrorContext(r.Context(), "restapi request failed", "method", r.Method, "path", r.URL.Path, "code", e.Code, "error", e.Error())
+		case e.Err != nil:
+			// A database error PostgREST answers as the client's (such as
+			// 22P02 or 22007, invalid input syntax: the gateway's start-up
+			// probe of its migrations asks for one on purpose).
+			h.log.DebugContext(r.Context(), "restapi request refused", "method", r.Method, "path", r.URL.Path, "code", e.Code, "error", e.Error())
 		}
 		for k, vs := range e.Header {
 			for _, v := range vs {

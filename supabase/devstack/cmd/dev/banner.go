@@ -92,7 +92,7 @@ func ttlText(d time.Duration) string {
 // Inspector cannot be started with npx.
 func nodeMajor() (int, error) {
 	if _, err := exec.LookPath("npx"); err != nil {
-		return 0, fmt.Errorf("npx is not on PATH (scripts/install-deps installs Debian's nodejs and npm)")
+		return 0, fmt.Errorf("npx is not on PATH (scripts/install-deps installs Node.js and npm)")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -116,6 +116,10 @@ func parseNodeMajor(v string) (int, error) {
 
 // inspectorCommand is step 4 of the banner: the pinned Inspector CLI
 // listing the tools, or, when it cannot run here, a comment saying why.
+// npx's --loglevel=error (before the package: after it, the option would
+// go to the Inspector) keeps npm's warnings out of the answer: the pinned
+// Inspector and its dependencies declare engines newer than the Node.js 20
+// it runs on, and npm warns EBADENGINE for each while installing.
 func inspectorCommand(endpoint string, major int, err error) string {
 	const step = "  # 4. List the tools with the MCP Inspector CLI " + inspectorVersion + ":\n"
 	switch {
@@ -125,7 +129,7 @@ func inspectorCommand(endpoint string, major int, err error) string {
 		return fmt.Sprintf("%s  #    not available here: it needs Node.js %d or later and node is %d (on 18 it fails: CustomEvent is not defined)\n",
 			step, minInspectorNode, major)
 	}
-	return fmt.Sprintf("%s  npx -y @modelcontextprotocol/inspector@%s --cli %s --transport http --header \"Authorization: Bearer $DEMO_TOKEN\" --method tools/list\n",
+	return fmt.Sprintf("%s  npx -y --loglevel=error @modelcontextprotocol/inspector@%s --cli %s --transport http --header \"Authorization: Bearer $DEMO_TOKEN\" --method tools/list\n",
 		step, inspectorVersion, endpoint)
 }
 

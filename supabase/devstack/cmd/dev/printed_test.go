@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -55,7 +57,7 @@ func TestPrintedCommandsWork(t *testing.T) {
 		"set -a; . ",
 		"curl -sS --fail-with-body http://127.0.0.1:",
 		"curl -sS --fail-with-body http://127.0.0.1:",
-		"npx -y @modelcontextprotocol/inspector@" + inspectorVersion + " --cli http://127.0.0.1:",
+		"npx -y --loglevel=error @modelcontextprotocol/inspector@" + inspectorVersion + " --cli http://127.0.0.1:",
 	}
 	if len(cmds) != len(wantPrefixes) {
 		t.Fatalf("Try it commands:\n%s\nwant %d; banner:\n%s", strings.Join(cmds, "\n"), len(wantPrefixes), dev.banner)
@@ -129,10 +131,15 @@ func TestPrintedCommandsWork(t *testing.T) {
 	})
 	t.Run("inspector", func(t *testing.T) {
 		var resp struct{ Tools []struct{ Name string } }
-		// The first run downloads the Inspector.
-		out := bash(t, envLine+"\n"+cmds[3], 5*time.Minute)
+		// The first run downloads the Inspector. npm's warnings (such as
+		// EBADENGINE while installing) would go to standard error.
+		stderr := filepath.Join(t.TempDir(), "stderr")
+		out := bash(t, envLine+"\n"+cmds[3]+" 2>"+shellQuote(stderr), 5*time.Minute)
 		if err := json.Unmarshal(out, &resp); err != nil {
 			t.Fatalf("answer %s: %v", out, err)
+		}
+		if warnings, err := os.ReadFile(stderr); err != nil || strings.Contains(string(warnings), "npm warn") {
+			t.Errorf("the Inspector command's standard error (%v):\n%s", err, warnings)
 		}
 		var names []string
 		for _, tool := range resp.Tools {
@@ -150,7 +157,7 @@ func TestPrintedCommandsWork(t *testing.T) {
 func TestBannerOrder(t *testing.T) {
 	dev := seededDev(t)
 	env := readEnv(t, dev.envFile)
-	order := []string{"Settings:", env["DEMO_TOKEN"], env["SESSION_TOKEN"], "Try it:", "set -a; .", "$DEMO_TOKEN\" -H", "$SESSION_TOKEN\"", "npx -y @modelcontextprotocol/inspector@"}
+	order := []string{"Settings:", env["DEMO_TOKEN"], env["SESSION_TOKEN"], "Try it:", "set -a; .", "$DEMO_TOKEN\" -H", "$SESSION_TOKEN\"", "npx -y --loglevel=error @modelcontextprotocol/inspector@"}
 	at := 0
 	for _, s := range order {
 		i := strings.Index(dev.banner[at:], s)
@@ -173,8 +180,8 @@ func TestInspectorCommand(t *testing.T) {
 		err   error
 		want  string
 	}{
-		{"node 20", 20, nil, step + `  npx -y @modelcontextprotocol/inspector@2.12.0 --cli ` + endpoint + ` --transport http --header "Authorization: Bearer $DEMO_TOKEN" --method tools/list` + "\n"},
-		{"node 22", 22, nil, step + `  npx -y @modelcontextprotocol/inspector@2.12.0 --cli ` + endpoint + ` --transport http --header "Authorization: Bearer $DEMO_TOKEN" --method tools/list` + "\n"},
+		{"node 20", 20, nil, step + `  npx -y --loglevel=error @modelcontextprotocol/inspector@2.12.0 --cli ` + endpoint + ` --transport http --header "Authorization: Bearer $DEMO_TOKEN" --method tools/list` + "\n"},
+		{"node 22", 22, nil, step + `  npx -y --loglevel=error @modelcontextprotocol/inspector@2.12.0 --cli ` + endpoint + ` --transport http --header "Authorization: Bearer $DEMO_TOKEN" --method tools/list` + "\n"},
 		{"node 18", 18, nil, step + "  #    not available here: it needs Node.js 20 or later and node is 18 (on 18 it fails: CustomEvent is not defined)\n"},
 		{"no npx", 0, errors.New("npx is not on PATH"), step + "  #    not available here: npx is not on PATH\n"},
 	}
