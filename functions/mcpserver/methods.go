@@ -1,6 +1,8 @@
 package mcpserver
 
 import (
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/approval"
+
 	"context"
 	"errors"
 	"fmt"
@@ -157,7 +159,7 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 		log.Info("mcp-server: tool call failed", "tool", name, "duration_ms", time.Since(start).Milliseconds(), "code", code, "error", err)
 		// A refused write (writes.go) is a tool execution error at every
 		// revision that lists the write tools.
-		var rf *tools.RefusedError
+		var rf *approval.RefusedError
 		if errors.As(err, &rf) {
 			return resultResponse(id, eraResult(cl, toolErrorResult(rf.Message)))
 		}

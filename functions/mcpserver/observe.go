@@ -1,6 +1,8 @@
 package mcpserver
 
 import (
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/approval"
+
 	"context"
 	"errors"
 	"log/slog"
@@ -61,7 +63,7 @@ func toolOutcome(err error) string {
 	case errors.As(err, &ut):
 		return OutcomeUnknownTool
 	}
-	var rf *tools.RefusedError
+	var rf *approval.RefusedError
 	if errors.As(err, &rf) && !rf.Fault {
 		return OutcomeForbidden
 	}

@@ -1,6 +1,8 @@
 package mcpserver
 
 import (
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/approval"
+
 	"context"
 	"net/http"
 	"strings"
@@ -27,19 +29,19 @@ func (a writeAuth) Authenticate(ctx context.Context, h string) (*mcpauth.Princip
 // stubApprovals answers Resume for user-a's sealed state "sealed-1".
 type stubApprovals struct{}
 
-func (stubApprovals) Propose(context.Context, tools.Proposal) (*tools.ActionState, error) {
-	return nil, tools.ErrNoAction
+func (stubApprovals) Propose(context.Context, approval.Proposal) (*approval.ActionState, error) {
+	return nil, approval.ErrNoAction
 }
 
-func (stubApprovals) State(context.Context, string, string) (*tools.ActionState, error) {
-	return nil, tools.ErrNoAction
+func (stubApprovals) State(context.Context, string, string) (*approval.ActionState, error) {
+	return nil, approval.ErrNoAction
 }
 
-func (stubApprovals) Resume(_ context.Context, userID, tool, state string) (*tools.ActionState, error) {
+func (stubApprovals) Resume(_ context.Context, userID, tool, state string) (*approval.ActionState, error) {
 	if userID != "user-a" || state != "sealed-1" {
-		return nil, tools.ErrNoAction
+		return nil, approval.ErrNoAction
 	}
-	return &tools.ActionState{ActionID: "a-1", Tool: tool, State: tools.StateApproved, RowID: "77"}, nil
+	return &approval.ActionState{ActionID: "a-1", Tool: tool, State: approval.StateApproved, RowID: "77"}, nil
 }
 
 // newWriteEnv is a server with the write tools; its reply_to_help_request
@@ -58,9 +60,9 @@ func newWriteEnv(t *testing.T) (*testEnv, *tools.Caller) {
 		}
 		seen, _ = tools.CallerFrom(ctx)
 		if _, ok := args.Get("refuse"); ok {
-			return nil, &tools.RefusedError{Message: "You are not an instructor or grader in class 9, so nothing can be written there for you."}
+			return nil, &approval.RefusedError{Message: "You are not an instructor or grader in class 9, so nothing can be written there for you."}
 		}
-		st := &tools.ActionState{ActionID: "a-1", Tool: name, State: tools.StatePending,
+		st := &approval.ActionState{ActionID: "a-1", Tool: name, State: approval.StatePending,
 			ApprovalURL: "https://gw.test/functions/v1/mcp-server/approve/a-1", ExpiresAt: time.Date(2026, 1, 1, 0, 10, 0, 0, time.UTC)}
 		return &tools.Proposed{Value: tools.StateValue(st), URL: st.ApprovalURL, Message: "Review and approve or reject: Post a message", RequestState: "sealed-1"}, nil
 	}

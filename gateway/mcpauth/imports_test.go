@@ -191,7 +191,7 @@ type O struct{ ServiceRoleKey string }
 	}
 	if !allowedDir("gateway/cmd/gateway", serviceKeyAllowed) || allowedDir("gateway/mcpauthx", serviceKeyAllowed) || allowedDir("functions/mcptokens", serviceKeyAllowed) ||
 		!allowedDir("gateway/config", serviceKeyAllowed) || allowedDir("gateway/configx", serviceKeyAllowed) || allowedDir("functions/mcpserver", serviceKeyAllowed) ||
-		allowedDir("gateway/oauthserver", serviceKeyAllowed) || allowedDir("gateway/approval", serviceKeyAllowed) {
+		allowedDir("gateway/oauthserver", serviceKeyAllowed) || allowedDir("functions/mcpserver/approval", serviceKeyAllowed) {
 		t.Error("allowedDir is wrong")
 	}
 }

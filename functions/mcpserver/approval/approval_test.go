@@ -18,7 +18,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/labstack/echo/v4"
 
-	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 	"github.com/pawtograder/mcp-gateway/gateway/userdb"
@@ -103,20 +102,20 @@ const studentText = "help\u202eme\u200b \u115f\u3164\u2800\u034f\u17b4 now\u2028
 // message, if approved, is deleted after the test: on the real-schema
 // route every package shares one database, and other packages' goldens
 // read request 1.
-func (h *harness) proposeReply(t *testing.T, marker, tokenID string) *tools.ActionState {
+func (h *harness) proposeReply(t *testing.T, marker, tokenID string) *ActionState {
 	t.Helper()
 	t.Cleanup(func() {
 		if _, err := h.env.DB(t).Exec(context.Background(), `DELETE FROM public.help_request_messages WHERE message = $1`, marker); err != nil {
 			t.Errorf("removing the test's message: %v", err)
 		}
 	})
-	st, err := h.svc.Propose(context.Background(), tools.Proposal{
-		Caller:  tools.Caller{UserID: gatewaytest.Alice, TokenID: tokenID},
+	st, err := h.svc.Propose(context.Background(), Proposal{
+		UserID: gatewaytest.Alice, TokenID: tokenID,
 		ClassID: 1, Tool: "reply_to_help_request",
 		Arguments: []byte(`{"class_id":1}`), Digest: "d1",
-		Preview: tools.Preview{Action: "Post a message", As: "Alice", Where: "Help request #1", Visibility: "class",
-			Fields: []tools.PreviewField{{Label: "The student's request", Text: studentText, StudentAuthored: true}, {Label: "Your message", Text: marker}},
-			Write: tools.WritePlan{Table: "help_request_messages", Op: "insert", Values: map[string]any{
+		Preview: Preview{Action: "Post a message", As: "Alice", Where: "Help request #1", Visibility: "class",
+			Fields: []PreviewField{{Label: "The student's request", Text: studentText, StudentAuthored: true}, {Label: "Your message", Text: marker}},
+			Write: WritePlan{Table: "help_request_messages", Op: "insert", Values: map[string]any{
 				"help_request_id": 1, "class_id": 1, "author": "20000001-0000-4000-8000-000000000001",
 				"message": marker, "instructors_only": false, "reply_to_message_id": nil}}},
 	})
@@ -252,7 +251,7 @@ func TestApproveWritesOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.State != tools.StateApproved || got.RowID == "" {
+	if got.State != StateApproved || got.RowID == "" {
 		t.Errorf("state after approval: %+v", got)
 	}
 	for _, ev := range []string{`"event":"proposed"`, `"event":"approved"`, `"event":"written"`} {
@@ -275,11 +274,11 @@ func TestNothingWrittenWithoutTheOwnersApproval(t *testing.T) {
 		wantTitle string
 		wantState string
 	}{
-		{name: "another staff member", as: gatewaytest.Gary, wantTitle: "This approval is not yours", wantState: tools.StatePending},
-		{name: "a student", as: gatewaytest.Sam, wantTitle: "This approval is not yours", wantState: tools.StatePending},
-		{name: "staff of another class", as: gatewaytest.Bea, wantTitle: "This approval is not yours", wantState: tools.StatePending},
-		{name: "after expiry", as: gatewaytest.Alice, expire: true, wantTitle: "This link has expired", wantState: tools.StateExpired},
-		{name: "reject", as: gatewaytest.Alice, decision: "reject", wantTitle: "Rejected", wantState: tools.StateRejected},
+		{name: "another staff member", as: gatewaytest.Gary, wantTitle: "This approval is not yours", wantState: StatePending},
+		{name: "a student", as: gatewaytest.Sam, wantTitle: "This approval is not yours", wantState: StatePending},
+		{name: "staff of another class", as: gatewaytest.Bea, wantTitle: "This approval is not yours", wantState: StatePending},
+		{name: "after expiry", as: gatewaytest.Alice, expire: true, wantTitle: "This link has expired", wantState: StateExpired},
+		{name: "reject", as: gatewaytest.Alice, decision: "reject", wantTitle: "Rejected", wantState: StateRejected},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -349,7 +348,7 @@ func TestRevokedTokenFailsTheApproval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "The assistant's access was revoked after it proposed this, so nothing was written."; got.State != tools.StateFailed || got.Failure != want {
+	if want := "The assistant's access was revoked after it proposed this, so nothing was written."; got.State != StateFailed || got.Failure != want {
 		t.Errorf("state %q failure %q; want failed, %q", got.State, got.Failure, want)
 	}
 	if n := h.messages(t, marker); n != 0 {
@@ -395,7 +394,7 @@ func TestResume(t *testing.T) {
 		name, user, tool, state string
 		want                    string // state, or "refused"
 	}{
-		{"own", gatewaytest.Alice, "reply_to_help_request", st.RequestState, tools.StatePending},
+		{"own", gatewaytest.Alice, "reply_to_help_request", st.RequestState, StatePending},
 		{"another user", gatewaytest.Gary, "reply_to_help_request", st.RequestState, "refused"},
 		{"another tool", gatewaytest.Alice, "set_help_request_status", st.RequestState, "refused"},
 		{"tampered", gatewaytest.Alice, "reply_to_help_request", st.RequestState[:len(st.RequestState)-2] + "AA", "refused"},
@@ -404,7 +403,7 @@ func TestResume(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := h.svc.Resume(context.Background(), tt.user, tt.tool, tt.state)
 			switch {
-			case tt.want == "refused" && err != tools.ErrNoAction:
+			case tt.want == "refused" && err != ErrNoAction:
 				t.Errorf("got %+v, %v; want ErrNoAction", got, err)
 			case tt.want != "refused" && (err != nil || got.State != tt.want):
 				t.Errorf("got %+v, %v; want state %s", got, err, tt.want)

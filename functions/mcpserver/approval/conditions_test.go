@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
 )
 
@@ -40,15 +39,15 @@ func (h *harness) restoreRequest1(t *testing.T) {
 
 // proposeTakeRequest1 proposes Alice taking open help request 1, as
 // set_help_request_status plans it.
-func (h *harness) proposeTakeRequest1(t *testing.T) *tools.ActionState {
+func (h *harness) proposeTakeRequest1(t *testing.T) *ActionState {
 	t.Helper()
-	st, err := h.svc.Propose(context.Background(), tools.Proposal{
-		Caller:  tools.Caller{UserID: gatewaytest.Alice},
+	st, err := h.svc.Propose(context.Background(), Proposal{
+		UserID:  gatewaytest.Alice,
 		ClassID: 1, Tool: "set_help_request_status",
 		Arguments: []byte(`{"class_id":1,"help_request_id":1,"status":"in_progress"}`), Digest: "d2",
-		Preview: tools.Preview{Action: "Change the status of help request #1 to in_progress", As: "Alice", Where: "Help request #1", Visibility: "class",
-			Fields: []tools.PreviewField{{Label: "The change", Text: "Status open → in_progress; assigned to you"}},
-			Write: tools.WritePlan{Table: "help_requests", Op: "update",
+		Preview: Preview{Action: "Change the status of help request #1 to in_progress", As: "Alice", Where: "Help request #1", Visibility: "class",
+			Fields: []PreviewField{{Label: "The change", Text: "Status open → in_progress; assigned to you"}},
+			Write: WritePlan{Table: "help_requests", Op: "update",
 				Match:  map[string]string{"id": "1", "class_id": "1"},
 				Values: map[string]any{"status": "in_progress", "assignee": alicePrivate},
 				Expect: map[string]any{"status": "open", "assignee": nil}}},
@@ -97,7 +96,7 @@ func TestConditionalWrites(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.State != tools.StateFailed || got.Failure != want || got.RowID != "" {
+		if got.State != StateFailed || got.Failure != want || got.RowID != "" {
 			t.Errorf("state %+v; want failed with %q", got, want)
 		}
 	})
@@ -130,7 +129,7 @@ func TestConditionalWrites(t *testing.T) {
 			t.Errorf("%d messages written, want 0", n)
 		}
 		got, _ := h.svc.State(ctx, gatewaytest.Alice, st.ActionID)
-		if got == nil || got.State != tools.StateFailed || got.Failure != want {
+		if got == nil || got.State != StateFailed || got.Failure != want {
 			t.Errorf("state %+v; want failed with %q", got, want)
 		}
 	})
@@ -203,7 +202,7 @@ func TestSessionExpires(t *testing.T) {
 	if n := h.messages(t, marker); n != 0 {
 		t.Errorf("%d messages written, want 0", n)
 	}
-	if got, _ := h.svc.State(context.Background(), gatewaytest.Alice, st.ActionID); got == nil || got.State != tools.StatePending {
+	if got, _ := h.svc.State(context.Background(), gatewaytest.Alice, st.ActionID); got == nil || got.State != StatePending {
 		t.Errorf("state %+v, want pending", got)
 	}
 }
@@ -217,10 +216,10 @@ func TestPendingLimit(t *testing.T) {
 	}
 	first := h.proposeReply(t, "limit 1", "")
 	h.proposeReply(t, "limit 2", "")
-	_, err := h.svc.Propose(context.Background(), tools.Proposal{Caller: tools.Caller{UserID: gatewaytest.Alice}, ClassID: 1,
-		Tool: "reply_to_help_request", Arguments: []byte(`{}`), Digest: "d3", Preview: tools.Preview{Action: "x"}})
+	_, err := h.svc.Propose(context.Background(), Proposal{UserID: gatewaytest.Alice, ClassID: 1,
+		Tool: "reply_to_help_request", Arguments: []byte(`{}`), Digest: "d3", Preview: Preview{Action: "x"}})
 	want := "You have 2 proposals waiting for approval, the most allowed at once; nothing was proposed. Approve or reject them at their links, or wait: each lapses 10 minutes after it was proposed. Then propose this again."
-	var refused *tools.RefusedError
+	var refused *RefusedError
 	if !asRefused(err, &refused) || refused.Message != want || refused.Fault {
 		t.Fatalf("third proposal: %v; want %q", err, want)
 	}
@@ -249,7 +248,7 @@ func TestPurge(t *testing.T) {
 	if err := db.QueryRow(ctx, `SELECT count(*) FROM public.mcp_pending_actions WHERE argument_digest = 'purge-test'`).Scan(&left); err != nil || left != 0 {
 		t.Errorf("%d old actions left, %v", left, err)
 	}
-	if st, err := h.svc.State(ctx, gatewaytest.Alice, recent.ActionID); err != nil || st.State != tools.StatePending {
+	if st, err := h.svc.State(ctx, gatewaytest.Alice, recent.ActionID); err != nil || st.State != StatePending {
 		t.Errorf("a recent action was purged: %+v, %v", st, err)
 	}
 	// A purge running elsewhere holds the lock: this one deletes nothing.
@@ -266,7 +265,7 @@ func TestPurge(t *testing.T) {
 	}
 }
 
-func asRefused(err error, out **tools.RefusedError) bool { return errors.As(err, out) }
+func asRefused(err error, out **RefusedError) bool { return errors.As(err, out) }
 
 // containsText reports whether page shows text (HTML-escaped as the
 // templates escape it).

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-
-	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 )
 
 // maxFormBytes bounds the decision form.
@@ -51,7 +49,7 @@ func (s *Service) decide(c echo.Context, id string, st *cookieState, g *grant) e
 	if err := s.writeCookie(c, st); err != nil {
 		return err
 	}
-	if a.State != tools.StatePending {
+	if a.State != StatePending {
 		return s.statePage(c, a)
 	}
 	if !approve {
@@ -73,7 +71,7 @@ func (s *Service) reject(ctx context.Context, c echo.Context, a *Action) error {
 		return s.page(c, http.StatusOK, "Rejected", "Nothing was written.", "You can close this page and tell your assistant.")
 	case OutcomeExpired:
 		s.audit(ctx, eventExpired, a, "expired")
-		a.State = tools.StateExpired
+		a.State = StateExpired
 		return s.statePage(c, a)
 	}
 	return s.readAndShow(c, a)
@@ -94,12 +92,12 @@ func (s *Service) approve(ctx context.Context, c echo.Context, a *Action) error 
 	}
 	switch out.Outcome {
 	case OutcomeApproved:
-		a.State, a.RowID = tools.StateApproved, out.RowID
+		a.State, a.RowID = StateApproved, out.RowID
 		s.audit(ctx, eventApproved, a, "approved")
 		s.audit(ctx, eventWritten, a, "written")
 		return s.page(c, http.StatusOK, "Approved and written", a.Preview.Action+": done ("+writtenRow(a)+").", "You can close this page and tell your assistant.")
 	case OutcomeFailed:
-		a.State, a.Failure, a.FailureDetail = tools.StateFailed, out.Failure, out.Detail
+		a.State, a.Failure, a.FailureDetail = StateFailed, out.Failure, out.Detail
 		if out.SQLState != "" {
 			s.opts.Logger.WarnContext(ctx, "approval: the database refused the approved write", "action_id", a.ID, "tool", a.Tool, "sqlstate", out.SQLState, "error", out.Error)
 		}
@@ -109,7 +107,7 @@ func (s *Service) approve(ctx context.Context, c echo.Context, a *Action) error 
 		}
 		return s.page(c, http.StatusOK, "Approved, but not written", failureText(out.Failure, out.Detail), "Tell your assistant; it can propose it again if it still applies.")
 	case OutcomeExpired:
-		a.State = tools.StateExpired
+		a.State = StateExpired
 		s.audit(ctx, eventExpired, a, "expired")
 		return s.statePage(c, a)
 	}
@@ -142,17 +140,17 @@ func (s *Service) afterLostAnswer(c echo.Context, a *Action) error {
 		}
 		return s.unknownOutcome(c)
 	}
-	if b.State == tools.StatePending {
+	if b.State == StatePending {
 		return s.page(c, http.StatusServiceUnavailable, "Not done yet",
 			"Pawtograder did not confirm your decision in time, and it is not recorded: nothing has been written.",
 			"Open the approval link again to decide once more. An approval writes at most once, however often it is sent.")
 	}
 	switch b.State {
-	case tools.StateApproved:
+	case StateApproved:
 		s.audit(ctx, eventWritten, b, "written_confirmed_late")
-	case tools.StateFailed:
+	case StateFailed:
 		s.audit(ctx, eventFailed, b, b.Failure)
-	case tools.StateRejected:
+	case StateRejected:
 		s.audit(ctx, eventRejected, b, "rejected_confirmed_late")
 	}
 	return s.statePage(c, b)

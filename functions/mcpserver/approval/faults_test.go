@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
 	"github.com/pawtograder/mcp-gateway/gateway/userdb"
 )
@@ -26,7 +25,7 @@ func (h *harness) messageRowID(t *testing.T, text string) string {
 // assertRecordEqualsData checks that the action's recorded state is what
 // the data shows: approved with the one row written, or not approved and
 // nothing written.
-func (h *harness) assertRecordEqualsData(t *testing.T, actionID, marker string) *tools.ActionState {
+func (h *harness) assertRecordEqualsData(t *testing.T, actionID, marker string) *ActionState {
 	t.Helper()
 	st, err := h.svc.State(context.Background(), gatewaytest.Alice, actionID)
 	if err != nil {
@@ -34,9 +33,9 @@ func (h *harness) assertRecordEqualsData(t *testing.T, actionID, marker string) 
 	}
 	row := h.messageRowID(t, marker)
 	switch {
-	case st.State == tools.StateApproved && (row == "" || st.RowID != row):
+	case st.State == StateApproved && (row == "" || st.RowID != row):
 		t.Errorf("recorded approved with row %q, the data holds %q", st.RowID, row)
-	case st.State != tools.StateApproved && row != "":
+	case st.State != StateApproved && row != "":
 		t.Errorf("recorded %s, yet row %s was written", st.State, row)
 	}
 	return st
@@ -55,24 +54,24 @@ func TestApprovalFaults(t *testing.T) {
 	}{
 		{name: "before the decision: the approval never arrives",
 			rules:     []gatewaytest.FaultRule{{Match: gatewaytest.RPCTo("mcp_pending_action_approve"), Fault: gatewaytest.DropRequest}},
-			wantTitle: "Not done yet", wantState: tools.StatePending},
+			wantTitle: "Not done yet", wantState: StatePending},
 		{name: "after the write: its answer is lost",
 			rules:     []gatewaytest.FaultRule{{Match: gatewaytest.RPCTo("mcp_pending_action_approve"), Fault: gatewaytest.DropAnswer}},
-			wantTitle: "Already approved", wantState: tools.StateApproved},
+			wantTitle: "Already approved", wantState: StateApproved},
 		{name: "after the write: its answer is cut short",
 			rules:     []gatewaytest.FaultRule{{Match: gatewaytest.RPCTo("mcp_pending_action_approve"), Fault: gatewaytest.TruncateAnswer}},
-			wantTitle: "Already approved", wantState: tools.StateApproved},
+			wantTitle: "Already approved", wantState: StateApproved},
 		{name: "the answer late past the deadline",
 			rules:     []gatewaytest.FaultRule{{Match: gatewaytest.RPCTo("mcp_pending_action_approve"), Fault: gatewaytest.DelayAnswer, Delay: 3 * time.Second}},
-			wantTitle: "Already approved", wantState: tools.StateApproved},
+			wantTitle: "Already approved", wantState: StateApproved},
 		{name: "the answer lost and the read-back too",
 			rules: []gatewaytest.FaultRule{
 				{Match: gatewaytest.RPCTo("mcp_pending_action_approve"), Fault: gatewaytest.DropAnswer},
 				{Match: gatewaytest.RPCTo("mcp_pending_action_state"), Fault: gatewaytest.DropAnswer, Skip: 1}},
-			wantTitle: "Pawtograder did not answer", wantState: tools.StateApproved},
+			wantTitle: "Pawtograder did not answer", wantState: StateApproved},
 		{name: "before the decision: the proposal cannot be read",
 			rules:     []gatewaytest.FaultRule{{Match: gatewaytest.RPCTo("mcp_pending_action_state"), Fault: gatewaytest.DropRequest}},
-			wantTitle: "Pawtograder is unavailable", wantState: tools.StatePending},
+			wantTitle: "Pawtograder is unavailable", wantState: StatePending},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -108,7 +107,7 @@ func TestApprovalFaults(t *testing.T) {
 			// Approving again, as the page advises, writes at most once.
 			b2 := browser(t)
 			_, page = signIn(t, b2, h.env, st.ApprovalURL, gatewaytest.Alice)
-			if got.State == tools.StatePending {
+			if got.State == StatePending {
 				_, out = decide(t, b2, st.ApprovalURL, page, "approve")
 				if got := title(out); got != "Approved and written" {
 					t.Errorf("approving again: %q, want Approved and written", got)
@@ -116,7 +115,7 @@ func TestApprovalFaults(t *testing.T) {
 			} else if got := title(page); got != "Already approved" {
 				t.Errorf("the link opened again: %q, want Already approved", got)
 			}
-			if got := h.assertRecordEqualsData(t, st.ActionID, marker); got.State != tools.StateApproved {
+			if got := h.assertRecordEqualsData(t, st.ActionID, marker); got.State != StateApproved {
 				t.Errorf("after approving again: %q, want approved", got.State)
 			}
 			if n := h.messages(t, marker); n != 1 {
@@ -144,7 +143,7 @@ func TestClosedTabDoesNotCancelTheWrite(t *testing.T) {
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		if got := h.assertRecordEqualsData(t, st.ActionID, marker); got.State == tools.StateApproved {
+		if got := h.assertRecordEqualsData(t, st.ActionID, marker); got.State == StateApproved {
 			if n := h.messages(t, marker); n != 1 {
 				t.Errorf("%d messages, want 1", n)
 			}
@@ -177,7 +176,7 @@ func TestApprovalNeedsItsOwnToken(t *testing.T) {
 			t.Errorf("%s approved: %+v", name, out)
 		}
 	}
-	if got := h.assertRecordEqualsData(t, st.ActionID, marker); got.State != tools.StatePending {
+	if got := h.assertRecordEqualsData(t, st.ActionID, marker); got.State != StatePending {
 		t.Errorf("state %q, want pending", got.State)
 	}
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 	"github.com/pawtograder/mcp-gateway/gateway/htmlpage"
 	"github.com/pawtograder/mcp-gateway/gateway/sealing"
 )
@@ -77,7 +76,7 @@ func (s *Service) action(c echo.Context) error {
 	if a == nil {
 		return s.notYours(c, st, g)
 	}
-	if a.State != tools.StatePending {
+	if a.State != StatePending {
 		return s.statePage(c, a)
 	}
 	return s.render(c, http.StatusOK, "review", s.reviewData(a, g))
@@ -99,11 +98,11 @@ func (s *Service) notYours(c echo.Context, st *cookieState, g *grant) error {
 // statePage says what became of a decided or expired action.
 func (s *Service) statePage(c echo.Context, a *Action) error {
 	switch a.State {
-	case tools.StateApproved:
+	case StateApproved:
 		return s.page(c, http.StatusOK, "Already approved", "It was approved and written ("+writtenRow(a)+").", "Each link can be used once. You can close this page.")
-	case tools.StateRejected:
+	case StateRejected:
 		return s.page(c, http.StatusOK, "Rejected", "This proposal was rejected; nothing was written.", "You can close this page.")
-	case tools.StateExpired:
+	case StateExpired:
 		return s.page(c, http.StatusGone, "This link has expired", "Proposals wait "+minutes(s.opts.TTL)+" for approval; this one was not approved in time, and nothing was written.", "Ask your assistant to propose it again.")
 	}
 	return s.page(c, http.StatusOK, "Not written", failureText(a.Failure, a.FailureDetail), "Ask your assistant to propose it again if you still want it.")

@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 )
 
 // DefaultTTL is how long a proposal waits for its decision.
@@ -77,7 +75,7 @@ type Options struct {
 	Metrics prometheus.Registerer
 }
 
-// Service implements tools.Approvals and serves the approval pages.
+// Service implements Approvals and serves the approval pages.
 type Service struct {
 	opts   Options
 	keys   *keyring
@@ -86,7 +84,7 @@ type Service struct {
 	events *prometheus.CounterVec
 }
 
-var _ tools.Approvals = (*Service)(nil)
+var _ Approvals = (*Service)(nil)
 
 // New validates opts.
 func New(opts Options) (*Service, error) {
@@ -190,19 +188,19 @@ func (s *Service) audit(ctx context.Context, event string, a *Action, outcome st
 // ApprovalURL is the page where action id is approved.
 func (s *Service) ApprovalURL(id string) string { return s.opts.BaseURL + PathPrefix + "/" + id }
 
-// Propose implements tools.Approvals.
-func (s *Service) Propose(ctx context.Context, p tools.Proposal) (*tools.ActionState, error) {
+// Propose implements Approvals.
+func (s *Service) Propose(ctx context.Context, p Proposal) (*ActionState, error) {
 	now := s.now()
 	a := &Action{UserID: p.UserID, TokenID: p.TokenID, ClientID: p.ClientID, ClassID: p.ClassID,
 		Tool: p.Tool, Arguments: p.Arguments, Digest: p.Digest, Preview: p.Preview,
-		State: tools.StatePending, CreatedAt: now, ExpiresAt: now.Add(s.opts.TTL)}
+		State: StatePending, CreatedAt: now, ExpiresAt: now.Add(s.opts.TTL)}
 	id, err := s.opts.Store.Propose(ctx, a, s.opts.TTL, s.opts.MaxPending, now)
 	if errors.Is(err, ErrTooManyPending) {
-		return nil, &tools.RefusedError{Message: fmt.Sprintf("You have %d proposals waiting for approval, the most allowed at once; nothing was proposed. Approve or reject them at their links, or wait: each lapses %s after it was proposed. Then propose this again.", s.opts.MaxPending, minutes(s.opts.TTL))}
+		return nil, &RefusedError{Message: fmt.Sprintf("You have %d proposals waiting for approval, the most allowed at once; nothing was proposed. Approve or reject them at their links, or wait: each lapses %s after it was proposed. Then propose this again.", s.opts.MaxPending, minutes(s.opts.TTL))}
 	}
 	if err != nil {
 		s.opts.Logger.ErrorContext(ctx, "approval: storing a proposal failed", "tool", p.Tool, "error", err.Error())
-		return nil, &tools.RefusedError{Message: "The proposal could not be stored just now; nothing was written. Try again.", Fault: true}
+		return nil, &RefusedError{Message: "The proposal could not be stored just now; nothing was written. Try again.", Fault: true}
 	}
 	a.ID = id
 	s.audit(ctx, eventProposed, a, "pending")
@@ -217,12 +215,12 @@ func (s *Service) Propose(ctx context.Context, p tools.Proposal) (*tools.ActionS
 }
 
 // stateOf is a as the tools report it.
-func (s *Service) stateOf(a *Action) *tools.ActionState {
-	st := &tools.ActionState{ActionID: a.ID, Tool: a.Tool, State: a.State, ExpiresAt: a.ExpiresAt, RowID: a.RowID}
-	if a.State == tools.StatePending {
+func (s *Service) stateOf(a *Action) *ActionState {
+	st := &ActionState{ActionID: a.ID, Tool: a.Tool, State: a.State, ExpiresAt: a.ExpiresAt, RowID: a.RowID}
+	if a.State == StatePending {
 		st.ApprovalURL = s.ApprovalURL(a.ID)
 	}
-	if a.State == tools.StateFailed {
+	if a.State == StateFailed {
 		st.Failure = failureText(a.Failure, a.FailureDetail)
 	}
 	return st
@@ -240,21 +238,21 @@ func (s *Service) get(ctx context.Context, id, userID string) (*Action, error) {
 	if err != nil || a == nil {
 		return a, err
 	}
-	if a.State == tools.StateExpired && a.DecidedAt != nil && a.DecidedAt.Equal(now) {
+	if a.State == StateExpired && a.DecidedAt != nil && a.DecidedAt.Equal(now) {
 		s.audit(ctx, eventExpired, a, "expired")
 	}
 	return a, nil
 }
 
-// State implements tools.Approvals.
-func (s *Service) State(ctx context.Context, userID, actionID string) (*tools.ActionState, error) {
+// State implements Approvals.
+func (s *Service) State(ctx context.Context, userID, actionID string) (*ActionState, error) {
 	a, err := s.get(ctx, actionID, userID)
 	if err != nil {
 		s.opts.Logger.ErrorContext(ctx, "approval: reading an action failed", "error", err.Error())
-		return nil, &tools.RefusedError{Message: "The action's state could not be read just now. Try again.", Fault: true}
+		return nil, &RefusedError{Message: "The action's state could not be read just now. Try again.", Fault: true}
 	}
 	if a == nil {
-		return nil, tools.ErrNoAction
+		return nil, ErrNoAction
 	}
 	return s.stateOf(a), nil
 }
@@ -282,23 +280,23 @@ func (s *Service) sealState(rs requestState) (string, error) {
 // state is still answered (with "expired"), for a slow client's retry.
 const requestStateGrace = time.Hour
 
-// Resume implements tools.Approvals.
-func (s *Service) Resume(ctx context.Context, userID, tool, sealed string) (*tools.ActionState, error) {
+// Resume implements Approvals.
+func (s *Service) Resume(ctx context.Context, userID, tool, sealed string) (*ActionState, error) {
 	if len(sealed) > 1024 {
-		return nil, tools.ErrNoAction
+		return nil, ErrNoAction
 	}
 	raw, err := s.keys.state.Open(sealed, requestStateAAD)
 	if err != nil {
-		return nil, tools.ErrNoAction
+		return nil, ErrNoAction
 	}
 	var rs requestState
 	if json.Unmarshal(raw, &rs) != nil || rs.UserID != userID || rs.Tool != tool ||
 		s.opts.Now().After(time.Unix(rs.Expires, 0).Add(requestStateGrace)) {
-		return nil, tools.ErrNoAction
+		return nil, ErrNoAction
 	}
 	st, err := s.State(ctx, userID, rs.ActionID)
 	if err == nil && st.Tool != tool {
-		return nil, tools.ErrNoAction
+		return nil, ErrNoAction
 	}
 	return st, err
 }

@@ -6,9 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
-	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 )
 
 // Action is one row of mcp_pending_actions.
@@ -21,7 +18,7 @@ type Action struct {
 	Tool          string            `json:"tool"`
 	Arguments     json.RawMessage   `json:"arguments"`
 	Digest        string            `json:"argument_digest"`
-	Preview       tools.Preview     `json:"preview"`
+	Preview       Preview           `json:"preview"`
 	State         string            `json:"state"`
 	RowID         string            `json:"written_row_id"`
 	Failure       string            `json:"failure"`
@@ -90,12 +87,13 @@ type Store interface {
 // mcp_pending_actions (supabase/migrations/*_mcp_pending_action*.sql) is
 // closed to every other role, and each change is one of its SQL functions.
 type PostgRESTStore struct {
-	db *postgrest.Client
+	db RPC
 }
 
 // NewPostgRESTStore keeps its tables through db, a service-role client
-// (mcpauth.ServiceClient).
-func NewPostgRESTStore(db *postgrest.Client) *PostgRESTStore { return &PostgRESTStore{db: db} }
+// that main builds (mcpauth.ServiceClient); this package never names the
+// key.
+func NewPostgRESTStore(db RPC) *PostgRESTStore { return &PostgRESTStore{db: db} }
 
 func ts(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 

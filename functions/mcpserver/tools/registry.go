@@ -5,6 +5,8 @@
 package tools
 
 import (
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/approval"
+
 	"context"
 	"fmt"
 	"log/slog"
@@ -56,7 +58,7 @@ type Tool struct {
 	// 2024-11-05 and 2025-03-26 stay the original's.
 	NegotiatedOnly bool
 	// Write marks a write tool (writes.go): listed only when the registry
-	// has Approvals, annotated as neither read-only nor idempotent;
+	// has approval.Approvals, annotated as neither read-only nor idempotent;
 	// Destructive sets its destructiveHint.
 	Write, Destructive bool
 }
@@ -121,7 +123,7 @@ type Options struct {
 	Repos *repofiles.Client
 	// Approvals stores the write tools' pending actions; nil (the default,
 	// GATEWAY_WRITE_TOOLS=off) leaves the write tools out of the catalogue.
-	Approvals Approvals
+	Approvals approval.Approvals
 }
 
 // Registry is the tool catalogue plus the state tools share across calls.
@@ -133,7 +135,7 @@ type Registry struct {
 	caches *caches
 	repos  *repofiles.Client
 	// approvals is Options.Approvals (nil: no write tools).
-	approvals Approvals
+	approvals approval.Approvals
 }
 
 // New returns the registry with every tool of the catalogue.

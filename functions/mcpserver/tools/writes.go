@@ -6,7 +6,7 @@ package tools
 // only, under row-level security) that the target exists and that the
 // caller is staff of the class, builds the exact preview and the one write
 // an approval will perform, and stores a pending action through
-// Approvals. The answer is the preview and the approval link; the person
+// Approvals (package approval). The answer is the preview and the approval link; the person
 // approves on the gateway's page, which performs the write as them. The
 // same tool called with action_id reports the action's state.
 //
@@ -19,6 +19,8 @@ package tools
 // default; its anonymous mode, the public profile, is not offered).
 
 import (
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/approval"
+
 	"context"
 	"fmt"
 	"math"
@@ -148,22 +150,12 @@ func writeTool(t Tool) Tool {
 	return t
 }
 
-// RefusedError is a write the caller may not make, or arguments that
-// cannot be acted on; the transport answers it as a tool execution error
-// (isError) with Message.
-type RefusedError struct {
-	Message string
-	// Fault marks a failure of the server or upstream rather than of the
-	// request (counted as an error, not a refusal).
-	Fault bool
-}
-
-func (e *RefusedError) Error() string { return e.Message }
-
 // errReadFailed is the answer when a check could not read Pawtograder.
-var errReadFailed = &RefusedError{Message: "Pawtograder could not be read just now; nothing was proposed. Try again.", Fault: true}
+var errReadFailed = &approval.RefusedError{Message: "Pawtograder could not be read just now; nothing was proposed. Try again.", Fault: true}
 
-func refused(format string, a ...any) error { return &RefusedError{Message: fmt.Sprintf(format, a...)} }
+func refused(format string, a ...any) error {
+	return &approval.RefusedError{Message: fmt.Sprintf(format, a...)}
+}
 
 func missingArg(tool, name string) error {
 	return &InvalidParamsError{Message: fmt.Sprintf("Invalid params: missing required argument '%s' for tool %s", name, tool)}
@@ -273,13 +265,13 @@ func actionState(ctx context.Context, c *Call, tool string) (any, bool, error) {
 		return nil, true, err
 	}
 	if st.Tool != tool {
-		return nil, true, ErrNoAction
+		return nil, true, approval.ErrNoAction
 	}
 	return StateValue(st), true, nil
 }
 
 // propose stores the proposal and returns the tool's answer.
-func propose(ctx context.Context, c *Call, tool string, classID int64, args map[string]any, pv Preview) (any, error) {
+func propose(ctx context.Context, c *Call, tool string, classID int64, args map[string]any, pv approval.Preview) (any, error) {
 	cl, err := writeCaller(ctx)
 	if err != nil {
 		return nil, err
@@ -288,7 +280,7 @@ func propose(ctx context.Context, c *Call, tool string, classID int64, args map[
 	if err != nil {
 		return nil, err
 	}
-	st, err := c.reg.approvals.Propose(ctx, Proposal{Caller: cl, ClassID: classID, Tool: tool, Arguments: canon, Digest: digest, Preview: pv})
+	st, err := c.reg.approvals.Propose(ctx, approval.Proposal{UserID: cl.UserID, TokenID: cl.TokenID, ClientID: cl.ClientID, ClassID: classID, Tool: tool, Arguments: canon, Digest: digest, Preview: pv})
 	if err != nil {
 		return nil, err
 	}
@@ -311,13 +303,13 @@ type Proposed struct {
 // pending, the written row's id once approved, the preview (its
 // student-authored text with hidden characters marked by hiddentext.Mark)
 // when just proposed, and what the model should do next.
-func StateValue(st *ActionState) *jsjson.Object { return stateValue(st, true) }
+func StateValue(st *approval.ActionState) *jsjson.Object { return stateValue(st, true) }
 
 // stateValue is StateValue; withStudentText false leaves the preview's
 // student-written fields out (a caller without mcp:read).
-func stateValue(st *ActionState, withStudentText bool) *jsjson.Object {
+func stateValue(st *approval.ActionState, withStudentText bool) *jsjson.Object {
 	o := jsjson.NewObject(8).Set("action_id", st.ActionID).Set("state", st.State)
-	if st.State == StatePending && st.ApprovalURL != "" {
+	if st.State == approval.StatePending && st.ApprovalURL != "" {
 		o.Set("approval_url", st.ApprovalURL)
 	}
 	if !st.ExpiresAt.IsZero() {
@@ -334,13 +326,13 @@ func stateValue(st *ActionState, withStudentText bool) *jsjson.Object {
 	}
 	var next string
 	switch st.State {
-	case StatePending:
+	case approval.StatePending:
 		next = "Nothing has been written. Give the person approval_url: they sign in there, review this preview and approve or reject it (within 10 minutes). Then call " + st.Tool + " with only action_id to learn the outcome."
-	case StateApproved:
+	case approval.StateApproved:
 		next = "The person approved it and it was written (row " + st.RowID + ")."
-	case StateRejected:
+	case approval.StateRejected:
 		next = "The person rejected it; nothing was written. Do not propose it again unless they ask."
-	case StateExpired:
+	case approval.StateExpired:
 		next = "Nobody approved it within 10 minutes; nothing was written. Propose it again if the person still wants it."
 	default:
 		next = "Nothing was written. Tell the person why (failure); propose it again only if it still applies and they ask."
@@ -350,7 +342,7 @@ func stateValue(st *ActionState, withStudentText bool) *jsjson.Object {
 
 // previewValue is a preview as a tool result shows it; withStudentText
 // false leaves out the fields a student wrote.
-func previewValue(p *Preview, withStudentText bool) *jsjson.Object {
+func previewValue(p *approval.Preview, withStudentText bool) *jsjson.Object {
 	fields := make([]any, 0, len(p.Fields))
 	for _, f := range p.Fields {
 		if f.StudentAuthored && !withStudentText {
@@ -470,16 +462,16 @@ func replyToHelpRequest(ctx context.Context, c *Call) (any, error) {
 	if staffOnly {
 		visibility = "Staff only: the class's instructors and graders (the message is marked instructors_only)"
 	}
-	pv := Preview{
+	pv := approval.Preview{
 		Action:     fmt.Sprintf("Post a message in the chat of help request #%d", requestID),
 		As:         fmt.Sprintf("%s (%s of class %d)", me.name, me.role, classID),
 		Where:      fmt.Sprintf("Help request #%d in queue %q of class %d", requestID, writeQueueName(hr), classID),
 		Visibility: visibility,
-		Fields: []PreviewField{
+		Fields: []approval.PreviewField{
 			{Label: "The student's request", Text: excerpt(request, 500), StudentAuthored: true},
 			{Label: "Your message", Text: message},
 		},
-		Write: WritePlan{Table: "help_request_messages", Op: "insert", Values: map[string]any{
+		Write: approval.WritePlan{Table: "help_request_messages", Op: "insert", Values: map[string]any{
 			"help_request_id": requestID, "class_id": classID, "author": me.privateProfileID,
 			"message": message, "instructors_only": staffOnly, "reply_to_message_id": nil,
 		}},
@@ -548,16 +540,16 @@ func setHelpRequestStatus(ctx context.Context, c *Call) (any, error) {
 			change += "; resolution " + resolution
 		}
 	}
-	pv := Preview{
+	pv := approval.Preview{
 		Action:     fmt.Sprintf("Change the status of help request #%d to %s", requestID, status),
 		As:         fmt.Sprintf("%s (%s of class %d)", me.name, me.role, classID),
 		Where:      fmt.Sprintf("Help request #%d in queue %q of class %d", requestID, writeQueueName(hr), classID),
 		Visibility: "Everyone who can see this help request sees its status in the queue",
-		Fields: []PreviewField{
+		Fields: []approval.PreviewField{
 			{Label: "The student's request", Text: excerpt(request, 500), StudentAuthored: true},
 			{Label: "The change", Text: change},
 		},
-		Write: WritePlan{Table: "help_requests", Op: "update",
+		Write: approval.WritePlan{Table: "help_requests", Op: "update",
 			Match:  map[string]string{"id": writeIDString(requestID), "class_id": writeIDString(classID)},
 			Values: values, Now: now,
 			Expect: map[string]any{"status": current, "assignee": assignee}},
@@ -611,17 +603,17 @@ func replyToDiscussionThread(ctx context.Context, c *Call) (any, error) {
 			visibility += " (the thread is staff only, so its replies are too)"
 		}
 	}
-	pv := Preview{
+	pv := approval.Preview{
 		Action:     fmt.Sprintf("Post a reply in discussion thread #%d", threadID),
 		As:         fmt.Sprintf("%s (%s of class %d)", me.name, me.role, classID),
 		Where:      fmt.Sprintf("Discussion thread #%d of class %d", threadID, classID),
 		Visibility: visibility,
-		Fields: []PreviewField{
+		Fields: []approval.PreviewField{
 			{Label: "The thread's subject", Text: excerpt(subject, 200), StudentAuthored: true},
 			{Label: "The post you reply to", Text: excerpt(threadBody, 500), StudentAuthored: true},
 			{Label: "Your reply", Text: body},
 		},
-		Write: WritePlan{Table: "discussion_threads", Op: "insert", Values: map[string]any{
+		Write: approval.WritePlan{Table: "discussion_threads", Op: "insert", Values: map[string]any{
 			"subject": "Re: " + subject, "parent": threadID, "root": root, "topic_id": topic,
 			"instructors_only": instructorsOnly, "class_id": classID, "author": me.privateProfileID, "body": body,
 		}},

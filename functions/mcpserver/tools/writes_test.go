@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/approval"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,24 +16,24 @@ import (
 )
 
 // fakeApprovals records proposals and answers them as pending.
-type fakeApprovals struct{ proposals []Proposal }
+type fakeApprovals struct{ proposals []approval.Proposal }
 
-func (f *fakeApprovals) Propose(_ context.Context, p Proposal) (*ActionState, error) {
+func (f *fakeApprovals) Propose(_ context.Context, p approval.Proposal) (*approval.ActionState, error) {
 	f.proposals = append(f.proposals, p)
-	return &ActionState{ActionID: fmt.Sprint("action-", len(f.proposals)), Tool: p.Tool, State: StatePending,
+	return &approval.ActionState{ActionID: fmt.Sprint("action-", len(f.proposals)), Tool: p.Tool, State: approval.StatePending,
 		ApprovalURL: "https://gateway.test/approve/x", ExpiresAt: time.Date(2026, 1, 1, 0, 10, 0, 0, time.UTC),
 		Preview: &p.Preview, RequestState: "sealed"}, nil
 }
 
-func (f *fakeApprovals) State(_ context.Context, userID, id string) (*ActionState, error) {
+func (f *fakeApprovals) State(_ context.Context, userID, id string) (*approval.ActionState, error) {
 	if id != "action-1" || userID != userAlice {
-		return nil, ErrNoAction
+		return nil, approval.ErrNoAction
 	}
-	return &ActionState{ActionID: id, Tool: "reply_to_help_request", State: StateApproved, RowID: "42"}, nil
+	return &approval.ActionState{ActionID: id, Tool: "reply_to_help_request", State: approval.StateApproved, RowID: "42"}, nil
 }
 
-func (f *fakeApprovals) Resume(context.Context, string, string, string) (*ActionState, error) {
-	return nil, ErrNoAction
+func (f *fakeApprovals) Resume(context.Context, string, string, string) (*approval.ActionState, error) {
+	return nil, approval.ErrNoAction
 }
 
 var writeToolNames = []string{"reply_to_help_request", "set_help_request_status", "reply_to_discussion_thread"}
@@ -46,10 +48,10 @@ func TestWriteToolsOnlyWithApprovals(t *testing.T) {
 		return out
 	}
 	if got := names(New(Options{})); len(got) != 0 {
-		t.Errorf("without Approvals the catalogue lists write tools %v", got)
+		t.Errorf("without approval.Approvals the catalogue lists write tools %v", got)
 	}
 	if _, ok := New(Options{}).Lookup("reply_to_help_request"); ok {
-		t.Errorf("without Approvals a write tool can be looked up")
+		t.Errorf("without approval.Approvals a write tool can be looked up")
 	}
 	reg := New(Options{Approvals: &fakeApprovals{}})
 	if diff := cmp.Diff(writeToolNames, names(reg)); diff != "" {
@@ -185,7 +187,7 @@ func TestWriteProposals(t *testing.T) {
 				t.Errorf("visibility %q, want %q", p.Preview.Visibility, tt.wantVisibility)
 			}
 			if p.UserID != userAlice || p.TokenID != "tok" || p.ClassID != 1 || len(p.Digest) != 64 {
-				t.Errorf("proposal caller/class/digest: %+v", p.Caller)
+				t.Errorf("proposal caller/class/digest: %s %s %d %s", p.UserID, p.TokenID, p.ClassID, p.Digest)
 			}
 			if s, _ := pr.Value.String("approval_url"); s != "https://gateway.test/approve/x" || pr.URL != s || pr.RequestState != "sealed" {
 				t.Errorf("result %v", pr.Value)
@@ -220,7 +222,7 @@ func TestActionStateReported(t *testing.T) {
 // stripped, so the model sees that something was hidden; the caller's own
 // text is left as written.
 func TestPreviewMarksHiddenText(t *testing.T) {
-	pv := previewValue(&Preview{Fields: []PreviewField{
+	pv := previewValue(&approval.Preview{Fields: []approval.PreviewField{
 		{Text: "a\u200bb\u202ec\u2066d\ufeffe\U000E0041f\ufe0fg\u3164h", StudentAuthored: true},
 		{Text: "p\u202eq"},
 	}}, true)
@@ -241,7 +243,7 @@ func TestPreviewMarksHiddenText(t *testing.T) {
 // TestPreviewNeedsReadScope: a token with mcp:write but not mcp:read gets
 // the preview without the student-written fields it may not read.
 func TestPreviewNeedsReadScope(t *testing.T) {
-	p := &Preview{Action: "Post", Fields: []PreviewField{
+	p := &approval.Preview{Action: "Post", Fields: []approval.PreviewField{
 		{Label: "The student's request", Text: "private question", StudentAuthored: true},
 		{Label: "Your message", Text: "hello"},
 	}}

@@ -5,9 +5,9 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/approval"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/repofiles"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
-	"github.com/pawtograder/mcp-gateway/gateway/approval"
 	"github.com/pawtograder/mcp-gateway/gateway/config"
 	"github.com/pawtograder/mcp-gateway/gateway/metrics"
 	"github.com/pawtograder/mcp-gateway/gateway/userdb"
