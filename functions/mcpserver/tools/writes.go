@@ -199,13 +199,31 @@ type staffMember struct {
 	privateProfileID string
 	name             string
 	role             string
+	course           string // the class's name, as the web app shows it
+}
+
+// as is who a write is made as, in a preview.
+func (m *staffMember) as() string { return fmt.Sprintf("%s (%s in %s)", m.name, m.role, m.course) }
+
+// courseName is the embedded class's name, or "class N" when it has none.
+func courseName(row *jsjson.Object, classID int64) string {
+	c, _ := row.Object("classes")
+	if n, ok := c.String("name"); ok && strings.TrimSpace(n) != "" {
+		return n
+	}
+	return fmt.Sprintf("class %d", classID)
+}
+
+// staffOnlyVisibility is who sees a staff-only message or reply.
+func staffOnlyVisibility(course string) string {
+	return "Visible to staff only: the instructors and graders of " + course
 }
 
 // requireStaff returns the caller's staff enrolment in classID, read as
 // the caller, or the refusal for a student or a non-member.
 func requireStaff(ctx context.Context, c *Call, tool string, classID int64) (*staffMember, error) {
 	raw, err := c.DB.From("user_roles").
-		Select("role, private_profile_id, profiles!user_roles_private_profile_id_fkey(name)").
+		Select("role, private_profile_id, profiles!user_roles_private_profile_id_fkey(name), classes(name)").
 		Eq("user_id", c.DB.UserID()).
 		Eq("class_id", writeIDString(classID)).
 		Eq("disabled", "false").
@@ -224,7 +242,7 @@ func requireStaff(ctx context.Context, c *Call, tool string, classID int64) (*st
 			if name == "" {
 				name = "your profile"
 			}
-			return &staffMember{privateProfileID: priv, name: name, role: role}, nil
+			return &staffMember{privateProfileID: priv, name: name, role: role, course: courseName(r, classID)}, nil
 		case "student":
 			student = true
 		}
@@ -374,7 +392,7 @@ func excerpt(s string, n int) string {
 // helpTarget reads the help request as the caller.
 func helpTarget(ctx context.Context, c *Call, classID, requestID int64) (*jsjson.Object, error) {
 	raw, err := c.DB.From("help_requests").
-		Select("id, request, status, is_private, assignee, help_queues(name)").
+		Select("id, request, status, is_private, assignee, help_queues(name), profiles!help_requests_created_by_fkey(name)").
 		Eq("id", writeIDString(requestID)).
 		Eq("class_id", writeIDString(classID)).
 		MaybeSingle(ctx)
@@ -400,6 +418,16 @@ func acceptsReplies(hr *jsjson.Object, requestID int64) error {
 
 // writeIDString is an id argument as PostgREST filters it.
 func writeIDString(v int64) string { return strconv.FormatInt(v, 10) }
+
+// helpWhere names a help request as a TA knows it: its number, the
+// student who asked, its queue and the course.
+func helpWhere(hr *jsjson.Object, requestID int64, course string) string {
+	who := "a student"
+	if n, ok := embeddedName(hr).(string); ok && n != "" {
+		who = n
+	}
+	return fmt.Sprintf("Help request #%d from %s, in queue %q of %s", requestID, who, writeQueueName(hr), course)
+}
 
 func writeQueueName(row *jsjson.Object) string {
 	q, _ := row.Object("help_queues")
@@ -455,17 +483,17 @@ func replyToHelpRequest(ctx context.Context, c *Call) (any, error) {
 	}
 	request, _ := hr.String("request")
 	private, _ := hr.Value("is_private").(bool)
-	visibility := "Everyone who can see this help request: its students and the class's instructors and graders"
+	visibility := "The students of this help request, and the instructors and graders of " + me.course
 	if !private {
-		visibility = "Everyone who can see this help request: it is public to the class, so every student of class " + writeIDString(classID) + ", and the class's instructors and graders"
+		visibility = "Everyone in " + me.course + ": the request is public to the course, so every student sees it, as do its instructors and graders"
 	}
 	if staffOnly {
-		visibility = "Staff only: the class's instructors and graders (the message is marked instructors_only)"
+		visibility = staffOnlyVisibility(me.course)
 	}
 	pv := approval.Preview{
 		Action:     fmt.Sprintf("Post a message in the chat of help request #%d", requestID),
-		As:         fmt.Sprintf("%s (%s of class %d)", me.name, me.role, classID),
-		Where:      fmt.Sprintf("Help request #%d in queue %q of class %d", requestID, writeQueueName(hr), classID),
+		As:         me.as(),
+		Where:      helpWhere(hr, requestID, me.course),
 		Visibility: visibility,
 		Fields: []approval.PreviewField{
 			{Label: "The student's request", Text: excerpt(request, 500), StudentAuthored: true},
@@ -542,8 +570,8 @@ func setHelpRequestStatus(ctx context.Context, c *Call) (any, error) {
 	}
 	pv := approval.Preview{
 		Action:     fmt.Sprintf("Change the status of help request #%d to %s", requestID, status),
-		As:         fmt.Sprintf("%s (%s of class %d)", me.name, me.role, classID),
-		Where:      fmt.Sprintf("Help request #%d in queue %q of class %d", requestID, writeQueueName(hr), classID),
+		As:         me.as(),
+		Where:      helpWhere(hr, requestID, me.course),
 		Visibility: "Everyone who can see this help request sees its status in the queue",
 		Fields: []approval.PreviewField{
 			{Label: "The student's request", Text: excerpt(request, 500), StudentAuthored: true},
@@ -596,17 +624,17 @@ func replyToDiscussionThread(ctx context.Context, c *Call) (any, error) {
 	topic := th.Value("topic_id")
 	threadStaffOnly, _ := th.Value("instructors_only").(bool)
 	instructorsOnly := threadStaffOnly || staffOnly
-	visibility := "Everyone in class " + writeIDString(classID)
+	visibility := "Everyone in " + me.course
 	if instructorsOnly {
-		visibility = "Staff only: the class's instructors and graders, and the thread's poster"
+		visibility = staffOnlyVisibility(me.course) + ", and the thread's poster"
 		if threadStaffOnly {
 			visibility += " (the thread is staff only, so its replies are too)"
 		}
 	}
 	pv := approval.Preview{
 		Action:     fmt.Sprintf("Post a reply in discussion thread #%d", threadID),
-		As:         fmt.Sprintf("%s (%s of class %d)", me.name, me.role, classID),
-		Where:      fmt.Sprintf("Discussion thread #%d of class %d", threadID, classID),
+		As:         me.as(),
+		Where:      fmt.Sprintf("Discussion thread #%d in %s", threadID, me.course),
 		Visibility: visibility,
 		Fields: []approval.PreviewField{
 			{Label: "The thread's subject", Text: excerpt(subject, 200), StudentAuthored: true},

@@ -156,16 +156,16 @@ func TestWriteProposals(t *testing.T) {
 	}{
 		{"reply", "reply_to_help_request", `{"class_id":1,"help_request_id":1,"message":"Try the debugger."}`,
 			`{"table":"help_request_messages","op":"insert","values":{"author":"` + privID(1, 1) + `","class_id":1,"help_request_id":1,"instructors_only":false,"message":"Try the debugger.","reply_to_message_id":null}}`,
-			"Everyone who can see this help request: it is public to the class, so every student of class 1, and the class's instructors and graders"},
+			"Everyone in CS 3500: Object-Oriented Design: the request is public to the course, so every student sees it, as do its instructors and graders"},
 		{"staff-only reply", "reply_to_help_request", `{"class_id":1,"help_request_id":2,"message":"Note","staff_only":true}`,
 			`{"table":"help_request_messages","op":"insert","values":{"author":"` + privID(1, 1) + `","class_id":1,"help_request_id":2,"instructors_only":true,"message":"Note","reply_to_message_id":null}}`,
-			"Staff only: the class's instructors and graders (the message is marked instructors_only)"},
+			"Visible to staff only: the instructors and graders of CS 3500: Object-Oriented Design"},
 		{"resolve", "set_help_request_status", `{"class_id":1,"help_request_id":1,"status":"resolved","resolution":"staff_helped"}`,
 			`{"table":"help_requests","op":"update","match":{"class_id":"1","id":"1"},"values":{"resolution_status":"staff_helped","resolved_by":"` + privID(1, 1) + `","status":"resolved"},"expect":{"assignee":null,"status":"open"},"now":["resolved_at"]}`,
 			"Everyone who can see this help request sees its status in the queue"},
 		{"thread reply", "reply_to_discussion_thread", `{"class_id":1,"thread_id":7,"body":"Agreed."}`,
 			`{"table":"discussion_threads","op":"insert","values":{"author":"` + privID(1, 1) + `","body":"Agreed.","class_id":1,"instructors_only":true,"parent":7,"root":6,"subject":"Re: ` + threadSubject(t, 7) + `","topic_id":6}}`,
-			"Staff only: the class's instructors and graders, and the thread's poster (the thread is staff only, so its replies are too)"},
+			"Visible to staff only: the instructors and graders of CS 3500: Object-Oriented Design, and the thread's poster (the thread is staff only, so its replies are too)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -185,6 +185,9 @@ func TestWriteProposals(t *testing.T) {
 			}
 			if p.Preview.Visibility != tt.wantVisibility {
 				t.Errorf("visibility %q, want %q", p.Preview.Visibility, tt.wantVisibility)
+			}
+			if want := seededName(t, privID(1, 1)) + " (instructor in CS 3500: Object-Oriented Design)"; p.Preview.As != want {
+				t.Errorf("as %q, want %q", p.Preview.As, want)
 			}
 			if p.UserID != userAlice || p.TokenID != "tok" || p.ClassID != 1 || len(p.Digest) != 64 {
 				t.Errorf("proposal caller/class/digest: %s %s %d %s", p.UserID, p.TokenID, p.ClassID, p.Digest)
@@ -254,5 +257,32 @@ func TestPreviewNeedsReadScope(t *testing.T) {
 	want := `{"action":"Post","as":"","where":"","visibility":"","fields":[{"label":"Your message","text":"hello","student_authored":false}]}`
 	if string(b) != want {
 		t.Errorf("got %s\nwant %s", b, want)
+	}
+}
+
+func seededName(t *testing.T, id string) string {
+	t.Helper()
+	var s string
+	if err := testEnv(t).DB(t).QueryRow(context.Background(), `SELECT name FROM public.profiles WHERE id = $1`, id).Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestWritePreviewNamesTheStudent: a help request's preview names the
+// student who asked and the course, as a TA knows them.
+func TestWritePreviewNamesTheStudent(t *testing.T) {
+	fa := &fakeApprovals{}
+	if _, err := callWrite(t, New(Options{Approvals: fa}), userAlice, "reply_to_help_request", `{"class_id":1,"help_request_id":1,"message":"hi"}`); err != nil {
+		t.Fatal(err)
+	}
+	var student, queue string
+	if err := testEnv(t).DB(t).QueryRow(context.Background(), `SELECT p.name, q.name FROM public.help_requests h
+		JOIN public.profiles p ON p.id = h.created_by JOIN public.help_queues q ON q.id = h.help_queue WHERE h.id = 1`).Scan(&student, &queue); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("Help request #1 from %s, in queue %q of CS 3500: Object-Oriented Design", student, queue)
+	if got := fa.proposals[0].Preview.Where; got != want {
+		t.Errorf("where %q, want %q", got, want)
 	}
 }
