@@ -1,6 +1,7 @@
 package oauthserver
 
 import (
+	"github.com/pawtograder/mcp-gateway/gateway/supabasesignin"
 	"net/http"
 	"net/url"
 	"slices"
@@ -91,7 +92,7 @@ func (s *Server) authorize(c echo.Context) error {
 	}
 	if len(s.opts.Providers) == 1 {
 		pages.Secure(c.Response().Header())
-		return c.Redirect(http.StatusSeeOther, s.signInURL(s.opts.Providers[0], sealing.S256(p.SupabaseVerifier)))
+		return c.Redirect(http.StatusSeeOther, s.supabase.AuthorizeURL(s.opts.Providers[0], s.endpoint("/callback"), sealing.S256(p.SupabaseVerifier)))
 	}
 	type link struct{ Name, URL string }
 	data := struct {
@@ -99,7 +100,7 @@ func (s *Server) authorize(c echo.Context) error {
 		Providers         []link
 	}{Title: "Sign in", ClientName: p.ClientName}
 	for _, id := range s.opts.Providers {
-		data.Providers = append(data.Providers, link{providerName(id), s.endpoint("/signin?provider=" + url.QueryEscape(id))})
+		data.Providers = append(data.Providers, link{supabasesignin.ProviderName(id), s.endpoint("/signin?provider=" + url.QueryEscape(id))})
 	}
 	return s.render(c, http.StatusOK, "signin", data, "")
 }
@@ -118,7 +119,7 @@ func (s *Server) signin(c echo.Context) error {
 		return s.page(c, http.StatusBadRequest, "Unknown sign-in option", "That sign-in option is not offered here.", "Go back and choose one of the listed options.")
 	}
 	pages.Secure(c.Response().Header())
-	return c.Redirect(http.StatusSeeOther, s.signInURL(provider, sealing.S256(p.SupabaseVerifier)))
+	return c.Redirect(http.StatusSeeOther, s.supabase.AuthorizeURL(provider, s.endpoint("/callback"), sealing.S256(p.SupabaseVerifier)))
 }
 
 // expired is the page for a missing, tampered or expired pending cookie.

@@ -2,6 +2,7 @@ package oauthserver
 
 import (
 	"errors"
+	"github.com/pawtograder/mcp-gateway/gateway/supabasesignin"
 	"net"
 	"net/http"
 	"net/url"
@@ -35,9 +36,9 @@ func (s *Server) callback(c echo.Context) error {
 		s.clearPending(c)
 		return s.redirectError(c, p.RedirectURI, p.State, codeAccessDenied, "Sign-in did not complete")
 	}
-	user, err := s.exchange(r.Context(), q.Get("code"), p.SupabaseVerifier)
+	user, err := s.supabase.Exchange(r.Context(), q.Get("code"), p.SupabaseVerifier)
 	if err != nil {
-		var refused *supabaseFailure
+		var refused *supabasesignin.Refusal
 		if errors.As(err, &refused) {
 			s.log.InfoContext(r.Context(), "oauth callback: sign-in code refused", "status", refused.Status, "error_code", refused.Code)
 			return s.page(c, http.StatusBadRequest, "Sign-in did not complete", "Pawtograder's sign-in service did not accept this sign-in (it may have expired or been used already).", "Start connecting again from your assistant.")
@@ -71,7 +72,7 @@ func (s *Server) callback(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, s.endpoint("/consent"))
 }
 
-func displayAccount(u *supabaseUser) string {
+func displayAccount(u *supabasesignin.User) string {
 	if u.Email != "" {
 		return u.Email
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"embed"
 	"net/url"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -48,23 +47,6 @@ type messagePage struct {
 // sign-in, a person who is not staff.
 func (s *Server) page(c echo.Context, status int, title, text, hint string) error {
 	return s.render(c, status, "message", messagePage{Title: title, Text: text, Hint: hint}, "")
-}
-
-// providerNames are display names for Supabase Auth's provider ids.
-var providerNames = map[string]string{
-	"github": "GitHub", "azure": "Microsoft", "google": "Google", "gitlab": "GitLab",
-	"bitbucket": "Bitbucket", "apple": "Apple", "discord": "Discord", "keycloak": "Keycloak",
-	"linkedin_oidc": "LinkedIn", "slack_oidc": "Slack", "workos": "WorkOS", "zoom": "Zoom",
-}
-
-func providerName(id string) string {
-	if n, ok := providerNames[id]; ok {
-		return n
-	}
-	if id == "" {
-		return id
-	}
-	return strings.ToUpper(id[:1]) + id[1:]
 }
 
 // scopeDescriptions say what each scope lets the client do, in plain words.

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"github.com/pawtograder/mcp-gateway/gateway/supabasesignin"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -93,6 +94,7 @@ type Server struct {
 	cimd     *cimdFetcher
 	issuer   *url.URL
 	secure   bool
+	supabase supabasesignin.Auth
 	metadata []byte
 	oidc     []byte
 
@@ -152,6 +154,7 @@ func New(opts Options) (*Server, error) {
 		opts.Now = time.Now
 	}
 	s := &Server{
+		supabase:       supabasesignin.Auth{URL: opts.AuthURL, PublicURL: opts.AuthPublicURL, AnonKey: opts.AnonKey, HTTP: opts.HTTPClient},
 		opts:           opts,
 		log:            opts.Logger,
 		keys:           keys,

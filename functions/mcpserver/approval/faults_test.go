@@ -180,3 +180,43 @@ func TestApprovalNeedsItsOwnToken(t *testing.T) {
 		t.Errorf("state %q, want pending", got.State)
 	}
 }
+
+// TestDatabaseStallPastTheDeadline: the database holds the approval (its
+// row is locked elsewhere) past the gateway's deadline. The page says
+// nothing is recorded yet; when the database moves again, the record
+// equals the data, and approving again writes exactly once.
+func TestDatabaseStallPastTheDeadline(t *testing.T) {
+	h := newHarnessWith(t, harnessOptions{writeTimeout: time.Second})
+	ctx := context.Background()
+	marker := fmt.Sprintf("stalled %d", time.Now().UnixNano())
+	st := h.proposeReply(t, marker, "")
+	b := browser(t)
+	_, page := signIn(t, b, h.env, st.ApprovalURL, gatewaytest.Alice)
+	tx, err := h.env.DB(t).Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM public.mcp_pending_actions WHERE id = $1 FOR UPDATE`, st.ActionID); err != nil {
+		t.Fatal(err)
+	}
+	_, out := decide(t, b, st.ApprovalURL, page, "approve")
+	if got := title(out); got != "Not done yet" {
+		t.Errorf("page while the database stalls: %q, want Not done yet", got)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // an approval still running finishes
+	got := h.assertRecordEqualsData(t, st.ActionID, marker)
+	b2 := browser(t)
+	_, page = signIn(t, b2, h.env, st.ApprovalURL, gatewaytest.Alice)
+	if got.State == StatePending {
+		decide(t, b2, st.ApprovalURL, page, "approve")
+	}
+	if got := h.assertRecordEqualsData(t, st.ActionID, marker); got.State != StateApproved {
+		t.Errorf("after approving again: %q", got.State)
+	}
+	if n := h.messages(t, marker); n != 1 {
+		t.Errorf("%d messages, want exactly 1", n)
+	}
+}

@@ -2,14 +2,10 @@ package approval
 
 import (
 	"bytes"
-	"context"
 	"embed"
-	"encoding/json"
 	"fmt"
-	"io"
+	"github.com/pawtograder/mcp-gateway/gateway/supabasesignin"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -144,7 +140,7 @@ func (s *Service) startSignIn(c echo.Context, id string, st *cookieState) error 
 	type link struct{ Name, URL string }
 	var links []link
 	for _, p := range s.opts.Providers {
-		links = append(links, link{Name: providerName(p), URL: s.signInURL(p, challenge)})
+		links = append(links, link{Name: supabasesignin.ProviderName(p), URL: s.signInURL(p, challenge)})
 	}
 	return s.render(c, http.StatusOK, "signin", struct {
 		Title string
@@ -153,21 +149,7 @@ func (s *Service) startSignIn(c echo.Context, id string, st *cookieState) error 
 }
 
 func (s *Service) signInURL(provider, challenge string) string {
-	q := url.Values{}
-	q.Set("provider", provider)
-	q.Set("redirect_to", s.opts.BaseURL+PathPrefix+"/callback")
-	q.Set("code_challenge", challenge)
-	q.Set("code_challenge_method", "s256")
-	return s.opts.AuthPublicURL + "/authorize?" + q.Encode()
-}
-
-var providerNames = map[string]string{"github": "GitHub", "azure": "Microsoft", "google": "Google", "gitlab": "GitLab"}
-
-func providerName(id string) string {
-	if n, ok := providerNames[id]; ok {
-		return n
-	}
-	return strings.ToUpper(id[:1]) + id[1:]
+	return s.supabase.AuthorizeURL(provider, s.opts.BaseURL+PathPrefix+"/callback", challenge)
 }
 
 // callback is where Supabase Auth returns the browser with ?code=.
@@ -185,7 +167,7 @@ func (s *Service) callback(c echo.Context) error {
 		}
 		return s.page(c, http.StatusBadRequest, "Sign-in did not complete", "Nothing was decided or written.", "Open the approval link again.")
 	}
-	id, email, err := s.exchange(c.Request().Context(), q.Get("code"), in.Verifier)
+	user, err := s.supabase.Exchange(c.Request().Context(), q.Get("code"), in.Verifier)
 	if err != nil {
 		s.opts.Logger.InfoContext(c.Request().Context(), "approval: sign-in exchange failed", "error", err.Error())
 		if err := s.writeCookie(c, st); err != nil {
@@ -193,47 +175,10 @@ func (s *Service) callback(c echo.Context) error {
 		}
 		return s.page(c, http.StatusBadGateway, "Sign-in did not complete", "Pawtograder's sign-in service did not accept this sign-in.", "Open the approval link again.")
 	}
-	st.add(grant{ActionID: in.ActionID, UserID: id, Email: email, Expires: in.Expires})
+	st.add(grant{ActionID: in.ActionID, UserID: user.ID, Email: user.Email, Expires: in.Expires})
 	if err := s.writeCookie(c, st); err != nil {
 		return err
 	}
 	pages.Secure(c.Response().Header())
 	return c.Redirect(http.StatusSeeOther, s.ApprovalURL(in.ActionID))
-}
-
-// exchange redeems a Supabase PKCE code for the signed-in user's id and
-// email; the session itself is dropped.
-func (s *Service) exchange(ctx context.Context, code, verifier string) (string, string, error) {
-	body, _ := json.Marshal(map[string]string{"auth_code": code, "code_verifier": verifier})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.opts.AuthURL+"/token?grant_type=pkce", bytes.NewReader(body))
-	if err != nil {
-		return "", "", err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	if s.opts.AnonKey != "" {
-		req.Header.Set("apikey", s.opts.AnonKey)
-	}
-	resp, err := s.opts.HTTPClient.Do(req)
-	if err != nil {
-		return "", "", fmt.Errorf("supabase auth unreachable: %w", err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return "", "", err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return "", "", fmt.Errorf("supabase auth answered %d", resp.StatusCode)
-	}
-	var session struct {
-		User struct {
-			ID    string `json:"id"`
-			Email string `json:"email"`
-		} `json:"user"`
-	}
-	if err := json.Unmarshal(raw, &session); err != nil || session.User.ID == "" {
-		return "", "", fmt.Errorf("supabase auth session without a user")
-	}
-	return session.User.ID, session.User.Email, nil
 }

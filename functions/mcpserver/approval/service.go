@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pawtograder/mcp-gateway/gateway/supabasesignin"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -77,11 +78,12 @@ type Options struct {
 
 // Service implements Approvals and serves the approval pages.
 type Service struct {
-	opts   Options
-	keys   *keyring
-	secure bool
-	path   string // the pages' URL path, for the cookie
-	events *prometheus.CounterVec
+	opts     Options
+	supabase supabasesignin.Auth
+	keys     *keyring
+	secure   bool
+	path     string // the pages' URL path, for the cookie
+	events   *prometheus.CounterVec
 }
 
 var _ Approvals = (*Service)(nil)
@@ -137,7 +139,8 @@ func New(opts Options) (*Service, error) {
 	if opts.Audit == nil {
 		opts.Audit = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{opts: opts, keys: keys, secure: u.Scheme == "https", path: u.Path + PathPrefix}
+	s := &Service{opts: opts, keys: keys, secure: u.Scheme == "https", path: u.Path + PathPrefix,
+		supabase: supabasesignin.Auth{URL: opts.AuthURL, PublicURL: opts.AuthPublicURL, AnonKey: opts.AnonKey, HTTP: opts.HTTPClient}}
 	s.events = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "gateway_mcp_write_actions_total",
 		Help: "MCP write actions by event (proposed, approved, rejected, expired, written, failed) and tool.",
