@@ -1,12 +1,14 @@
 // Package htmlpage holds what the gateway's server-rendered pages (the
-// OAuth server's sign-in and consent, the write tools' approval) share: a
-// template file whose one inline stylesheet the pages' Content Security
-// Policy allows by its hash, and the headers every page is served with.
+// OAuth server's sign-in and consent, the write tools' approval) share:
+// one layout (layout.html: the "head" and "foot" templates, with the one
+// inline stylesheet, light and dark, that the pages' Content Security
+// Policy allows by its hash), and the headers every page is served with.
 // The pages load nothing from elsewhere and run no script.
 package htmlpage
 
 import (
 	"crypto/sha256"
+	_ "embed"
 	"encoding/base64"
 	"html/template"
 	"io/fs"
@@ -20,23 +22,34 @@ type Set struct {
 	styleSrc string // 'sha256-…' of the stylesheet
 }
 
-// Must parses the template file name of fsys; it panics if the file does
-// not parse or holds no <style> element, which only a broken build does.
+//go:embed layout.html
+var layout string
+
+// styleSrc is the CSP source of the layout's stylesheet.
+var styleSrc = func() string {
+	_, rest, found := strings.Cut(layout, "<style>")
+	css, _, closed := strings.Cut(rest, "</style>")
+	if !found || !closed {
+		panic("htmlpage: layout.html has no <style> element")
+	}
+	sum := sha256.Sum256([]byte(css))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}()
+
+// Must parses the layout and the page templates of file name of fsys,
+// which open with {{template "head" .}} and close with
+// {{template "foot" .}}; it panics if they do not parse or if the file
+// brings a stylesheet of its own, which only a broken build does.
 func Must(fsys fs.FS, name string) *Set {
 	src, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		panic("htmlpage: " + err.Error())
 	}
-	_, rest, found := strings.Cut(string(src), "<style>")
-	css, _, closed := strings.Cut(rest, "</style>")
-	if !found || !closed {
-		panic("htmlpage: " + name + " has no <style> element")
+	if strings.Contains(string(src), "<style") {
+		panic("htmlpage: " + name + " has a stylesheet of its own; pages use the layout's")
 	}
-	sum := sha256.Sum256([]byte(css))
-	return &Set{
-		Template: template.Must(template.ParseFS(fsys, name)),
-		styleSrc: "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'",
-	}
+	t := template.Must(template.New("layout.html").Parse(layout))
+	return &Set{Template: template.Must(t.ParseFS(fsys, name)), styleSrc: styleSrc}
 }
 
 // Secure sets the headers of a page: nothing cached, no framing

@@ -12,9 +12,10 @@ import (
 )
 
 func TestSecure(t *testing.T) {
-	css := "body{margin:0}"
-	fsys := fstest.MapFS{"p.html": {Data: []byte(`{{define "x"}}<style>` + css + `</style>{{end}}`)}}
+	fsys := fstest.MapFS{"p.html": {Data: []byte(`{{define "x"}}{{template "head" .}}<p>x</p>{{template "foot" .}}{{end}}`)}}
 	s := Must(fsys, "p.html")
+	_, rest, _ := strings.Cut(layout, "<style>")
+	css, _, _ := strings.Cut(rest, "</style>")
 	sum := sha256.Sum256([]byte(css))
 	hash := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 	for _, tc := range []struct {
@@ -36,16 +37,18 @@ func TestSecure(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	if err := s.ExecuteTemplate(&b, "x", nil); err != nil || b.String() != "<style>"+css+"</style>" {
+	if err := s.ExecuteTemplate(&b, "x", struct{ Title string }{"T"}); err != nil ||
+		!strings.HasPrefix(b.String(), "<!doctype html>") || !strings.Contains(b.String(), "<title>T · Pawtograder</title>") ||
+		!strings.Contains(b.String(), "<style>"+css+"</style>") || !strings.HasSuffix(b.String(), "<p>x</p></main>\n</body>\n</html>\n") {
 		t.Errorf("template: %q %v", b.String(), err)
 	}
 }
 
-func TestMustRefusesAPageWithoutStyle(t *testing.T) {
+func TestMustRefusesAStylesheetOfItsOwn(t *testing.T) {
 	defer func() {
 		if recover() == nil {
-			t.Error("no panic for a file without <style>")
+			t.Error("no panic for a file with its own <style>")
 		}
 	}()
-	Must(fstest.MapFS{"p.html": {Data: []byte(`<p>x</p>`)}}, "p.html")
+	Must(fstest.MapFS{"p.html": {Data: []byte(`<style>p{}</style>`)}}, "p.html")
 }
