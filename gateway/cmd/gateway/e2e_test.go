@@ -28,6 +28,11 @@ import (
 var env *gatewaytest.Env
 
 func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" {
+		// A gateway process of its own (startChildGateway): the test
+		// binary serves as the gateway binary.
+		os.Exit(cli(nil, os.Stdout, os.Stderr))
+	}
 	auditOutput = io.Discard // audit lines are asserted in metrics_e2e_test.go
 	flag.Parse()
 	if f := flag.Lookup("test.run"); f != nil && f.Value.String() == "^$" {
