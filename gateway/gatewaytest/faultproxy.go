@@ -34,13 +34,16 @@ const (
 )
 
 // FaultRule applies Fault to the next Times requests Match accepts,
-// after letting the first Skip of them pass.
+// after letting the first Skip of them pass. OnMatch, when set, runs as a
+// request matches, before it is forwarded (to stop a server just then);
+// a rule without a Fault then forwards the exchange unchanged.
 type FaultRule struct {
-	Match func(*http.Request) bool
-	Fault Fault
-	Delay time.Duration
-	Times int
-	Skip  int
+	Match   func(*http.Request) bool
+	Fault   Fault
+	Delay   time.Duration
+	Times   int
+	Skip    int
+	OnMatch func()
 }
 
 // FaultProxy is a loopback HTTP proxy to one upstream that injects faults
@@ -106,6 +109,9 @@ func (p *FaultProxy) take(r *http.Request) *FaultRule {
 // ServeHTTP forwards r, applying the fault of the rule it matches.
 func (p *FaultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rule := p.take(r)
+	if rule != nil && rule.OnMatch != nil {
+		rule.OnMatch()
+	}
 	if rule != nil && rule.Fault == DropRequest {
 		hangUp(w)
 		return

@@ -396,6 +396,23 @@ func (s *Stack) RotateSigningKey(kid string) (jwk.Key, error) {
 	return s.Auth.Keys().Rotate(kid)
 }
 
+// PauseDatabase stops the stack's PostgreSQL (every process, SIGSTOP) until
+// ResumeDatabase; it fails for a stack serving a database it did not start.
+func (s *Stack) PauseDatabase() error {
+	if s.cluster == nil {
+		return errors.New("devstack: the database is not the stack's own")
+	}
+	return s.cluster.Pause()
+}
+
+// ResumeDatabase continues the PostgreSQL that PauseDatabase stopped.
+func (s *Stack) ResumeDatabase() error {
+	if s.cluster == nil {
+		return errors.New("devstack: the database is not the stack's own")
+	}
+	return s.cluster.Resume()
+}
+
 // AddJWK publishes k in the stack's JWKS (REST and /auth/v1 JWKS).
 func (s *Stack) AddJWK(k jwk.Key) error { return s.Auth.Keys().Add(k) }
 

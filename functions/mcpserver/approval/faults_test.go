@@ -3,6 +3,7 @@ package approval
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -207,6 +208,58 @@ func TestDatabaseStallPastTheDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(500 * time.Millisecond) // an approval still running finishes
+	got := h.assertRecordEqualsData(t, st.ActionID, marker)
+	b2 := browser(t)
+	_, page = signIn(t, b2, h.env, st.ApprovalURL, gatewaytest.Alice)
+	if got.State == StatePending {
+		decide(t, b2, st.ApprovalURL, page, "approve")
+	}
+	if got := h.assertRecordEqualsData(t, st.ActionID, marker); got.State != StateApproved {
+		t.Errorf("after approving again: %q", got.State)
+	}
+	if n := h.messages(t, marker); n != 1 {
+		t.Errorf("%d messages, want exactly 1", n)
+	}
+}
+
+// TestPostgreSQLStopped: PostgreSQL stops answering (every process
+// SIGSTOPped) just as an approval reaches the REST API. The page says,
+// within its deadlines, that it cannot tell; once PostgreSQL runs again,
+// the record equals the data, and approving again writes exactly once.
+func TestPostgreSQLStopped(t *testing.T) {
+	env := stack.Env(t)
+	local := env.RequireLocal(t)
+	proxy := gatewaytest.NewFaultProxy(t, env.RestURL[:len(env.RestURL)-len("/rest/v1")])
+	h := newHarnessWith(t, harnessOptions{restURL: proxy.URL + "/rest/v1", writeTimeout: time.Second})
+	marker := fmt.Sprintf("stopped database %d", time.Now().UnixNano())
+	st := h.proposeReply(t, marker, "")
+	b := browser(t)
+	_, page := signIn(t, b, h.env, st.ApprovalURL, gatewaytest.Alice)
+	var once sync.Once
+	resume := func() {
+		once.Do(func() {
+			if err := local.ResumeDatabase(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	defer resume()
+	proxy.Add(gatewaytest.FaultRule{Match: gatewaytest.RPCTo("mcp_pending_action_approve"), OnMatch: func() {
+		if err := local.PauseDatabase(); err != nil {
+			t.Error(err)
+		}
+	}})
+	start := time.Now()
+	_, out := decide(t, b, st.ApprovalURL, page, "approve")
+	took := time.Since(start)
+	resume()
+	if got := title(out); got != "Pawtograder did not answer" {
+		t.Errorf("page while PostgreSQL is stopped: %q, want Pawtograder did not answer", got)
+	}
+	if limit := time.Second + readBackTimeout + 2*time.Second; took > limit {
+		t.Errorf("the page took %s, more than its deadlines allow (%s)", took, limit)
+	}
+	time.Sleep(time.Second) // what PostgreSQL had in hand finishes
 	got := h.assertRecordEqualsData(t, st.ActionID, marker)
 	b2 := browser(t)
 	_, page = signIn(t, b2, h.env, st.ApprovalURL, gatewaytest.Alice)

@@ -329,6 +329,68 @@ func (c *Cluster) CreateDatabase(ctx context.Context, name string) error {
 	return nil
 }
 
+// Pause stops every process of the server (SIGSTOP to the postmaster,
+// then to each of its children: the backends start sessions of their own,
+// so no process group holds them all), as a database that stops answering
+// without closing a connection; Resume lets them run again. For tests of
+// what clients do meanwhile. Linux only (/proc).
+func (c *Cluster) Pause() error { return c.signalAll(syscall.SIGSTOP) }
+
+// Resume continues a paused server.
+func (c *Cluster) Resume() error { return c.signalAll(syscall.SIGCONT) }
+
+func (c *Cluster) signalAll(sig syscall.Signal) error {
+	if c.cmd == nil || c.cmd.Process == nil {
+		return errors.New("pgcluster: the server is not running")
+	}
+	pid := c.cmd.Process.Pid
+	if sig == syscall.SIGSTOP { // no new backend is forked once it stops
+		if err := syscall.Kill(pid, sig); err != nil {
+			return err
+		}
+	}
+	children, err := childProcesses(pid)
+	if err != nil {
+		return err
+	}
+	for _, child := range children {
+		_ = syscall.Kill(child, sig) // one may have exited meanwhile
+	}
+	if sig != syscall.SIGSTOP {
+		return syscall.Kill(pid, sig)
+	}
+	return nil
+}
+
+// childProcesses lists the processes whose parent is pid, from /proc.
+func childProcesses(pid int) ([]int, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …; comm may hold spaces and parentheses.
+		_, rest, ok := strings.Cut(string(stat[bytes.LastIndexByte(stat, ')')+1:]), " ")
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(rest)
+		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+			out = append(out, child)
+		}
+	}
+	return out, nil
+}
+
 // Stop shuts the server down (PostgreSQL "fast" shutdown, escalating to
 // SIGKILL after a bound) and removes the cluster directory if Start created
 // it. It is idempotent and returns the same result on every call.

@@ -225,3 +225,37 @@ func BenchmarkStartStop(b *testing.B) {
 		})
 	}
 }
+
+// TestPauseResume: a paused server answers nothing, not even on a
+// connection opened before (its backend is stopped too); resumed, the
+// same connection answers again.
+func TestPauseResume(t *testing.T) {
+	c := StartForTest(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, c.SuperuserURL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if err := c.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	qctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	_, err = conn.Exec(qctx, `SELECT 1`)
+	cancel()
+	if err == nil {
+		t.Error("a paused server answered")
+	}
+	if err := c.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := pgx.Connect(ctx, c.SuperuserURL("postgres"))
+	if err != nil {
+		t.Fatalf("connecting after Resume: %v", err)
+	}
+	defer fresh.Close(ctx)
+	var one int
+	if err := fresh.QueryRow(ctx, `SELECT 1`).Scan(&one); err != nil || one != 1 {
+		t.Errorf("after Resume: %d, %v", one, err)
+	}
+}
