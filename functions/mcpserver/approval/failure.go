@@ -1,7 +1,5 @@
 package approval
 
-import "strings"
-
 // Why an approved action wrote nothing, as mcp_pending_action_approve and
 // its write functions record it. Each has one fixed text for the person
 // and the model; what the database said goes to the log only.
@@ -55,9 +53,4 @@ func statusWords(s string) string {
 		return w
 	}
 	return "in another state"
-}
-
-// alreadyState is the state of an "already_<state>" outcome.
-func alreadyState(outcome string) (string, bool) {
-	return strings.CutPrefix(outcome, "already_")
 }
