@@ -199,6 +199,12 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 			log.Warn("mcp-server: redacted credential-named values from a tool result", "tool", name, "values", n)
 		}
 	}
+	if structuredOutput(cl.version) {
+		var n int
+		if result, n = markHidden(result); n > 0 {
+			log.Info("mcp-server: marked hidden characters in a tool result", "tool", name, "characters", n)
+		}
+	}
 	text, err := jsjson.MarshalIndent(result)
 	if err != nil {
 		log.Error("mcp-server: encoding tool result", "tool", name, "error", err)
