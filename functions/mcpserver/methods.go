@@ -163,6 +163,12 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 		if errors.As(err, &rf) {
 			return resultResponse(id, eraResult(cl, toolErrorResult(rf.Message)))
 		}
+		// A negotiated-only tool that could not read what its answer
+		// needs says so, as a tool execution error the model can read.
+		var rd *tools.ReadFailedError
+		if errors.As(err, &rd) {
+			return resultResponse(id, eraResult(cl, toolErrorResult(rd.Error())))
+		}
 		if toolInputErrorsAsResults(cl.version) {
 			switch outcome {
 			case OutcomeInvalidParams:

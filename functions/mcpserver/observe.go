@@ -36,6 +36,9 @@ const (
 	OutcomeInvalidParams = "invalid_params"
 	OutcomeForbidden     = "forbidden"
 	OutcomeUnknownTool   = "unknown_tool"
+	// OutcomeReadFailed: a negotiated-only tool could not read what its
+	// answer needs, and answered a tool error saying so.
+	OutcomeReadFailed = "read_failed"
 )
 
 // noMetrics is the Metrics used when none is configured.
@@ -66,6 +69,10 @@ func toolOutcome(err error) string {
 	var rf *approval.RefusedError
 	if errors.As(err, &rf) && !rf.Fault {
 		return OutcomeForbidden
+	}
+	var rd *tools.ReadFailedError
+	if errors.As(err, &rd) {
+		return OutcomeReadFailed
 	}
 	return OutcomeError
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,6 +32,9 @@ const (
 	// DelayAnswer forwards the request and holds the answer for the
 	// rule's Delay before sending it (the client may have given up).
 	DelayAnswer
+	// ServerError answers 503 with a PostgREST-shaped error without
+	// forwarding the request.
+	ServerError
 )
 
 // FaultRule applies Fault to the next Times requests Match accepts,
@@ -59,6 +63,7 @@ type FaultProxy struct {
 	mu    sync.Mutex
 	rules []*FaultRule
 	hits  map[Fault]int
+	paths []string // distinct request paths, in the order first seen
 }
 
 // NewFaultProxy starts a proxy to upstream (a base URL) for the test.
@@ -81,6 +86,21 @@ func (p *FaultProxy) Add(r FaultRule) {
 	p.rules = append(p.rules, &r)
 }
 
+// Reset disarms every rule and forgets the paths seen.
+func (p *FaultProxy) Reset() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.rules, p.paths = nil, nil
+}
+
+// Paths are the distinct request paths the proxy has seen since it
+// started or was Reset, in the order first seen.
+func (p *FaultProxy) Paths() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.paths...)
+}
+
 // Hits is how many exchanges got fault f.
 func (p *FaultProxy) Hits(f Fault) int {
 	p.mu.Lock()
@@ -92,6 +112,9 @@ func (p *FaultProxy) Hits(f Fault) int {
 func (p *FaultProxy) take(r *http.Request) *FaultRule {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if !slices.Contains(p.paths, r.URL.Path) {
+		p.paths = append(p.paths, r.URL.Path)
+	}
 	for _, rule := range p.rules {
 		if rule.Times > 0 && rule.Match(r) {
 			if rule.Skip > 0 {
@@ -114,6 +137,12 @@ func (p *FaultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if rule != nil && rule.Fault == DropRequest {
 		hangUp(w)
+		return
+	}
+	if rule != nil && rule.Fault == ServerError {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"code":"PGRST000","details":null,"hint":null,"message":"Could not connect with the database"}`))
 		return
 	}
 	body, _ := io.ReadAll(r.Body)

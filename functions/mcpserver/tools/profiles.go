@@ -375,11 +375,15 @@ func (c *Call) pgObject(ctx context.Context, raw json.RawMessage, err error) *js
 	return o
 }
 
-// logQueryFailure records a failed query. The tool still answers as the
-// original does (as if there were no rows), so an outage would otherwise
-// be invisible; a rejected filter (bad argument) is routine and only logged
-// at debug level.
+// logQueryFailure records a failed query. The original's tools still
+// answer as the original does (as if there were no rows), so an outage
+// would otherwise be invisible; the tools whose reads are strict
+// (strictReads) answer a ReadFailedError instead. A rejected filter (bad
+// argument) is routine and only logged at debug level.
 func (c *Call) logQueryFailure(ctx context.Context, err error) {
+	if c.reads != nil {
+		c.reads.note(err)
+	}
 	var pe *postgrest.Error
 	if errors.As(err, &pe) && !pe.Unreachable() {
 		c.Logger().DebugContext(ctx, "postgrest query rejected", "table", pe.Table, "status", pe.Status, "code", pe.Code, "error", err.Error())

@@ -102,6 +102,9 @@ type Call struct {
 	// scopes are the caller's: a write tool's preview carries
 	// student-written text only for a caller who may read it.
 	scopes []string
+	// reads records a failed read, for the tools whose failed reads are
+	// errors (strictReads); nil for the others.
+	reads *readFailures
 }
 
 // Logger returns the registry's logger.
@@ -217,8 +220,26 @@ func (r *Registry) Call(ctx context.Context, db *userdb.Client, scopes []string,
 	if err := validateArgs(t, args); err != nil {
 		return nil, err
 	}
-	return t.Handler(ctx, &Call{DB: db, Args: args, reg: r, scopes: scopes})
+	c := &Call{DB: db, Args: args, reg: r, scopes: scopes}
+	if !strictReads(t) {
+		return t.Handler(ctx, c)
+	}
+	c.reads = &readFailures{}
+	v, err := t.Handler(ctx, c)
+	if err == nil {
+		err = c.reads.failure()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
 }
+
+// strictReads reports whether a failed read of t is an error: for the
+// read tools offered only on negotiated revisions, which no original
+// client knows, an answer built around a failed read would present part of
+// the data as the whole. The original's tools keep its rule.
+func strictReads(t *Tool) bool { return t.NegotiatedOnly && !t.Write }
 
 // mustSchema parses a schema literal at start-up; a malformed literal is a
 // programming error.

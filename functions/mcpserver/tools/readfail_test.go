@@ -1,0 +1,78 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
+	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
+	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
+	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+)
+
+// TestStaffToolsReadFailures: for every staff tool, a clean call through
+// a fault proxy in front of the REST API records which tables it reads;
+// then each table in turn is made to fail (its connection dropped, then a
+// 503), and the tool must answer the ReadFailedError naming what it could
+// not read, never an answer built around the hole.
+func TestStaffToolsReadFailures(t *testing.T) {
+	env := testEnv(t)
+	proxy := gatewaytest.NewFaultProxy(t, strings.TrimSuffix(env.RestURL, "/rest/v1"))
+	base, err := postgrest.New(postgrest.Options{BaseURL: proxy.URL + "/rest/v1", APIKey: env.AnonKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := userdb.NewClient(base, userAlice, env.SessionToken(t, userAlice))
+	sam := pubID(1, 3)
+	calls := []struct{ tool, args string }{
+		{"get_rubric", `{"assignment_id":1,"class_id":1}`},
+		{"list_student_submissions", fmt.Sprintf(`{"student_profile_id":%q,"class_id":1}`, sam)},
+		{"search_submissions", `{"assignment_id":1,"class_id":1}`},
+		{"list_regrade_requests", `{"class_id":1}`},
+		{"get_grading_progress", `{"assignment_id":1,"class_id":1}`},
+		{"get_help_queue_overview", `{"class_id":1}`},
+		{"get_student_overview", fmt.Sprintf(`{"student_profile_id":%q,"class_id":1}`, sam)},
+	}
+	call := func(tool, args string) (any, error) {
+		v, err := jsjson.Decode([]byte(args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return New(Options{}).Call(context.Background(), db, []string{ScopeRead}, tool, v.(*jsjson.Object))
+	}
+	for _, c := range calls {
+		proxy.Reset()
+		if _, err := call(c.tool, c.args); err != nil {
+			t.Fatalf("%s without faults: %v", c.tool, err)
+		}
+		paths := proxy.Paths()
+		if len(paths) == 0 {
+			t.Fatalf("%s read nothing", c.tool)
+		}
+		for _, path := range paths {
+			table := strings.TrimPrefix(path, "/rest/v1/")
+			for _, fault := range []gatewaytest.Fault{gatewaytest.DropRequest, gatewaytest.ServerError} {
+				t.Run(fmt.Sprintf("%s %s fault %d", c.tool, table, fault), func(t *testing.T) {
+					proxy.Reset()
+					proxy.Add(gatewaytest.FaultRule{Match: func(r *http.Request) bool { return r.URL.Path == path }, Fault: fault, Times: 1000})
+					v, err := call(c.tool, c.args)
+					var rf *ReadFailedError
+					if !errors.As(err, &rf) {
+						t.Fatalf("answered %v, %v; want a ReadFailedError", v, err)
+					}
+					want := "Pawtograder could not read " + readWhat(table) + " just now, so no answer is given: nothing was inferred from what could be read. Try again in a moment."
+					if err.Error() != want {
+						t.Errorf("message %q, want %q", err.Error(), want)
+					}
+					if readWhat(table) == "part of the course's data" {
+						t.Errorf("table %s has no words in tableWords", table)
+					}
+				})
+			}
+		}
+	}
+}
