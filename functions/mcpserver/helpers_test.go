@@ -149,6 +149,12 @@ func newTestEnv(t testing.TB, mod func(*Options)) *testEnv {
 	rest := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		env.restHits.Add(1)
 		w.Header().Set("Content-Type", "application/json")
+		if strings.Contains(r.Header.Get("Accept"), "vnd.pgrst.object") {
+			// PostgREST's answer to a singular request with no row.
+			w.WriteHeader(http.StatusNotAcceptable)
+			_, _ = io.WriteString(w, `{"code":"PGRST116","details":"The result contains 0 rows","hint":null,"message":"JSON object requested, multiple (or no) rows returned"}`)
+			return
+		}
 		_, _ = io.WriteString(w, "[]")
 	}))
 	t.Cleanup(rest.Close)

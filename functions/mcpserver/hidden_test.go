@@ -40,7 +40,7 @@ func TestHiddenTextMarkedAtNegotiatedRevisions(t *testing.T) {
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_assignment","arguments":{"assignment_id":1,"class_id":1}}}`
 	type result struct {
 		Result struct {
-			Content []struct{ Text string }
+			Content           []struct{ Text string }
 			StructuredContent json.RawMessage
 		}
 	}

@@ -3,6 +3,7 @@ package tools
 import (
 	"fmt"
 	"testing"
+	"time"
 )
 
 // TestScoreFilterBoundaries: search_submissions' score filters include
@@ -47,7 +48,8 @@ func TestLimitBoundaries(t *testing.T) {
 		{"list_student_submissions", fmt.Sprintf(`{"class_id":1,"student_profile_id":%q`, pubID(1, 3)), 50},
 	}
 	db, _ := clientFor(t, userAlice)
-	reg := New(Options{})
+	at := time.Now() // ages in the answers must not tick between two calls
+	reg := New(Options{Now: func() time.Time { return at }})
 	for _, tt := range tools {
 		for _, c := range []struct{ limit, as int }{{1, 0}, {tt.max, tt.max + 1}} {
 			t.Run(fmt.Sprintf("%s limit %d", tt.name, c.limit), func(t *testing.T) {

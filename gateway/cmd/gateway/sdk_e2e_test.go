@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/hiddentext"
 	"net/http"
 	"os"
 	"os/exec"
@@ -335,6 +336,9 @@ func testTypeScriptSDK(t *testing.T, endpoint, token string, raw map[string]stri
 					continue
 				}
 				want := raw[c.Name]
+				if mode.structured { // negotiated revisions mark hidden characters (S30)
+					want = hiddentext.Mark(want)
+				}
 				if s.IsError || s.ContentItems != 1 || s.Structured != mode.structured {
 					t.Errorf("%s: isError=%v content items=%d structuredContent=%v, want false, 1, %v",
 						c.Name, s.IsError, s.ContentItems, s.Structured, mode.structured)
@@ -478,8 +482,8 @@ func testGoSDK(t *testing.T, endpoint, bearer string, raw map[string]string, cal
 		if res.IsError || len(res.Content) != 1 {
 			t.Errorf("%s: isError=%v content items=%d, want false, 1", c.Name, res.IsError, len(res.Content))
 		}
-		if text != raw[c.Name] {
-			t.Errorf("%s: text differs from the raw POST's\n got %q\nwant %q", c.Name, text, raw[c.Name])
+		if want := hiddentext.Mark(raw[c.Name]); text != want { // S30
+			t.Errorf("%s: text differs from the raw POST's\n got %q\nwant %q", c.Name, text, want)
 		}
 		var value any
 		if err := json.Unmarshal([]byte(text), &value); err != nil {
