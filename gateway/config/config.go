@@ -19,11 +19,13 @@
 //
 // The two signing secrets are kept verbatim but checked here
 // (secrets.go): MCP_JWT_SECRET (the HS256 secret of mcp_ tokens) and
-// JWT_SECRET (the ES256 private JWK of the user JWTs). Without a usable one
-// every authenticated mcp-server request, and every token mcp-tokens
-// issues, would fail, so a missing or malformed value stops start-up
-// instead of answering 500 to each request (docs/compatibility.md). Their
-// messages describe the defect and never quote the value.
+// JWT_SECRET (the ES256 private JWK of the user JWTs, also parsed once into
+// Config.SigningKey by gateway/signingkey, a leaf package and this
+// package's only import from the project). Without a usable one every
+// authenticated mcp-server request, and every token mcp-tokens issues,
+// would fail, so a missing or malformed value stops start-up instead of
+// answering 500 to each request (docs/compatibility.md). Their messages
+// describe the defect and never quote the value.
 //
 // SUPABASE_URL sits in between: empty is allowed (request-time 500s, as the
 // original), but a non-empty value must be an absolute http(s) URL, because
@@ -41,6 +43,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pawtograder/mcp-gateway/gateway/signingkey"
 )
 
 // Defaults for the gateway's own settings. docs/configuration.md lists the
@@ -85,6 +89,9 @@ type Config struct {
 	// Load has checked that it is a usable key, or that it is empty and
 	// nothing needs it (MCP_SERVER_ENABLED false, no GATEWAY_ISSUER_URL).
 	JWTSecret string
+	// SigningKey is JWT_SECRET parsed, once, by Load: the key gateway/userdb
+	// signs user JWTs with. Nil when JWT_SECRET is empty.
+	SigningKey *signingkey.Key
 	// EdgeFunctionsURL is EDGE_FUNCTIONS_URL verbatim: the original
 	// concatenates it as is (a trailing slash gives "//functions").
 	EdgeFunctionsURL string

@@ -25,6 +25,7 @@ func defaults() Config {
 	return Config{
 		MCPJWTSecret:       testMCPSecret,
 		JWTSecret:          testSigningJWK,
+		SigningKey:         testSigningKey,
 		ListenAddr:         ":9000",
 		LogLevel:           slog.LevelInfo,
 		LogFormat:          LogFormatJSON,

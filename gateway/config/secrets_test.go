@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pawtograder/mcp-gateway/gateway/signingkey"
 )
 
 // testKey is a P-256 key pair with its JWK members, base64url.
@@ -40,8 +42,17 @@ func (k testKey) jwk(extra ...string) string {
 var (
 	testKeyPair    = newTestKey()
 	testSigningJWK = testKeyPair.jwk()
+	testSigningKey = mustParseKey(testSigningJWK)
 	testMCPSecret  = strings.Repeat("m", 32)
 )
+
+func mustParseKey(raw string) *signingkey.Key {
+	k, err := signingkey.Parse(raw)
+	if err != nil {
+		panic(err)
+	}
+	return k
+}
 
 // secretsEnv holds the secrets every configuration needs by default.
 func secretsEnv() map[string]string {
@@ -75,6 +86,14 @@ func TestSecretsAccepted(t *testing.T) {
 			want := [2]string{all["MCP_JWT_SECRET"], all["JWT_SECRET"]}
 			if diff := cmp.Diff(want, [2]string{c.MCPJWTSecret, c.JWTSecret}); diff != "" {
 				t.Errorf("secrets (-want +got):\n%s", diff)
+			}
+			// Parsed once, here, for gateway/userdb.
+			var wantKey *signingkey.Key
+			if all["JWT_SECRET"] != "" {
+				wantKey = testSigningKey
+			}
+			if !c.SigningKey.Equal(wantKey) {
+				t.Errorf("SigningKey is not the key of JWT_SECRET (got nil: %v, want nil: %v)", c.SigningKey == nil, wantKey == nil)
 			}
 		})
 	}

@@ -13,9 +13,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
 )
 
 // Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document):
@@ -33,7 +34,8 @@ import (
 //     after CIMDTimeout;
 //   - caches documents for their Cache-Control max-age (bounded to
 //     [1 min, 24 h], 5 min when absent; no-store is honoured by not
-//     caching) in a bounded cache, so a busy client costs one fetch.
+//     caching) in an LRU cache of cimdMaxEntries, so a busy client costs
+//     one fetch.
 
 const (
 	cimdMaxBytes   = 5 << 10
@@ -44,6 +46,9 @@ const (
 	cimdFailureTTL = 30 * time.Second
 )
 
+// cimdEntry is a cached answer. Its expiry is its own: each document sets
+// its lifetime (max-age), and failures get cimdFailureTTL, while
+// expirable's TTL is one per cache and on the wall clock, not f.now.
 type cimdEntry struct {
 	client  *Client
 	err     error
@@ -54,13 +59,17 @@ type cimdFetcher struct {
 	hc           *http.Client
 	now          func() time.Time
 	allowPrivate bool
-
-	mu    sync.Mutex
-	cache map[string]cimdEntry
+	// cache drops the least recently used entry when full. An expired
+	// entry is never served; the next fetch's answer replaces it.
+	cache *lru.Cache[string, cimdEntry]
 }
 
 func newCIMDFetcher(timeout time.Duration, allowPrivate bool, roots *tls.Config, now func() time.Time) *cimdFetcher {
-	f := &cimdFetcher{now: now, allowPrivate: allowPrivate, cache: make(map[string]cimdEntry)}
+	cache, err := lru.New[string, cimdEntry](cimdMaxEntries)
+	if err != nil {
+		panic(err) // only for a size ≤ 0
+	}
+	f := &cimdFetcher{now: now, allowPrivate: allowPrivate, cache: cache}
 	dialer := &net.Dialer{Timeout: timeout, Control: f.control}
 	tr := &http.Transport{
 		Proxy:                 nil, // a proxy would connect on our behalf, past the address check
@@ -193,10 +202,7 @@ func (f *cimdFetcher) get(ctx context.Context, id string) (*Client, error) {
 		return nil, err
 	}
 	now := f.now()
-	f.mu.Lock()
-	e, ok := f.cache[id]
-	f.mu.Unlock()
-	if ok && now.Before(e.expires) {
+	if e, ok := f.cache.Get(id); ok && now.Before(e.expires) {
 		return e.client, e.err
 	}
 	c, ttl, err := f.fetch(ctx, id)
@@ -206,30 +212,9 @@ func (f *cimdFetcher) get(ctx context.Context, id string) (*Client, error) {
 		ttl = cimdFailureTTL
 	}
 	if ttl > 0 {
-		f.mu.Lock()
-		if len(f.cache) >= cimdMaxEntries {
-			f.evict(now)
-		}
-		f.cache[id] = cimdEntry{client: c, err: err, expires: now.Add(ttl)}
-		f.mu.Unlock()
+		f.cache.Add(id, cimdEntry{client: c, err: err, expires: now.Add(ttl)})
 	}
 	return c, err
-}
-
-// evict drops expired entries, then (if still full) arbitrary ones, so
-// the cache stays bounded.
-func (f *cimdFetcher) evict(now time.Time) {
-	for k, e := range f.cache {
-		if !now.Before(e.expires) {
-			delete(f.cache, k)
-		}
-	}
-	for k := range f.cache {
-		if len(f.cache) < cimdMaxEntries {
-			break
-		}
-		delete(f.cache, k)
-	}
 }
 
 // cimdDocument is the part of the document the server reads.

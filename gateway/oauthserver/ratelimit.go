@@ -1,13 +1,12 @@
 package oauthserver
 
 import (
-	"container/list"
 	"net"
 	"net/http"
 	"net/netip"
-	"sync"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/labstack/echo/v4"
 	"golang.org/x/time/rate"
 )
@@ -23,21 +22,14 @@ const defaultLimiterKeys = 100_000
 // perMinute tokens refill evenly over each minute and a full bucket holds
 // perMinute, so an address gets at most perMinute events in any
 // one-minute span plus what refilled meanwhile, wherever the span starts.
-// Buckets live in an LRU list capped at maxKeys.
+// The buckets sit in an LRU cache of defaultLimiterKeys addresses; a
+// rate.Limiter is safe for concurrent use, so the cache's own lock is the
+// only one.
 type limiter struct {
-	every   rate.Limit
-	burst   int
-	maxKeys int
-	now     func() time.Time
-
-	mu    sync.Mutex
-	lru   *list.List // of *bucket, most recently seen first
-	byKey map[string]*list.Element
-}
-
-type bucket struct {
-	key string
-	lim *rate.Limiter
+	every rate.Limit
+	burst int
+	now   func() time.Time
+	keys  *lru.Cache[string, *rate.Limiter]
 }
 
 // newLimiter returns nil (no limit) when perMinute is not positive.
@@ -45,10 +37,11 @@ func newLimiter(perMinute int, now func() time.Time) *limiter {
 	if perMinute <= 0 {
 		return nil
 	}
-	return &limiter{
-		every: rate.Limit(float64(perMinute) / 60), burst: perMinute, maxKeys: defaultLimiterKeys, now: now,
-		lru: list.New(), byKey: make(map[string]*list.Element),
+	keys, err := lru.New[string, *rate.Limiter](defaultLimiterKeys)
+	if err != nil {
+		panic(err) // only for a size ≤ 0
 	}
+	return &limiter{every: rate.Limit(float64(perMinute) / 60), burst: perMinute, now: now, keys: keys}
 }
 
 // allow records one event for key. When the bucket is empty it records
@@ -59,22 +52,16 @@ func (l *limiter) allow(key string) (ok bool, retryAfter time.Duration) {
 		return true, 0
 	}
 	now := l.now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var b *bucket
-	if el, seen := l.byKey[key]; seen {
-		l.lru.MoveToFront(el)
-		b = el.Value.(*bucket)
-	} else {
-		if l.lru.Len() >= l.maxKeys {
-			oldest := l.lru.Back()
-			l.lru.Remove(oldest)
-			delete(l.byKey, oldest.Value.(*bucket).key)
+	b, seen := l.keys.Get(key) // Get makes key the most recently seen
+	if !seen {
+		// At capacity the least recently seen address is forgotten. Of
+		// two first events at once, the second takes the first's bucket.
+		b = rate.NewLimiter(l.every, l.burst)
+		if prev, found, _ := l.keys.PeekOrAdd(key, b); found {
+			b = prev
 		}
-		b = &bucket{key: key, lim: rate.NewLimiter(l.every, l.burst)}
-		l.byKey[key] = l.lru.PushFront(b)
 	}
-	r := b.lim.ReserveN(now, 1)
+	r := b.ReserveN(now, 1)
 	if !r.OK() {
 		return false, time.Minute
 	}

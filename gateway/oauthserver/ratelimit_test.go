@@ -57,7 +57,7 @@ func TestRateLimitBurstAcrossMinuteBoundary(t *testing.T) {
 // least recently seen is forgotten instead).
 func TestRateLimitFloodDoesNotLockOut(t *testing.T) {
 	h := newHarness(t, func(o *Options) { o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")} })
-	h.srv.registerLimit.maxKeys = 50
+	h.srv.registerLimit.keys.Resize(50)
 	for i := range 50 {
 		if r := h.registerFrom(fmt.Sprintf("198.51.100.%d", i)); r.status != http.StatusCreated {
 			t.Fatalf("flood address %d: %d", i, r.status)
@@ -101,7 +101,7 @@ func TestRateLimitRetryAfter(t *testing.T) {
 func TestLimiterEvictsLeastRecentlySeen(t *testing.T) {
 	c := &clock{now: time.Unix(0, 0)}
 	l := newLimiter(1, c.Now)
-	l.maxKeys = 2
+	l.keys.Resize(2)
 	ok := func(key string) bool { allowed, _ := l.allow(key); return allowed }
 	steps := []struct {
 		key  string
@@ -119,8 +119,8 @@ func TestLimiterEvictsLeastRecentlySeen(t *testing.T) {
 			t.Errorf("step %d allow(%s) = %v, want %v", i, s.key, got, s.want)
 		}
 	}
-	if l.lru.Len() != 2 || len(l.byKey) != 2 {
-		t.Errorf("remembers %d/%d addresses, want 2", l.lru.Len(), len(l.byKey))
+	if n := l.keys.Len(); n != 2 {
+		t.Errorf("remembers %d addresses, want 2", n)
 	}
 }
 

@@ -15,12 +15,14 @@
 //
 // # The signing key (A11)
 //
-// JWT_SECRET is an ES256 private JWK. New parses it once; a key the
-// original could not sign with (A11's checks, with other members ignored)
-// or whose d does not belong to (x, y) is a constructor error that says
-// what is wrong without quoting the key. gateway/config applies the same
-// checks at start-up, so the gateway refuses to start with such a key
-// instead of answering 500 to every request (docs/compatibility.md). A
-// Factory built without a key, for a gateway whose mcp-server is disabled,
-// answers A11's "JWT_SECRET must be set" 500.
+// JWT_SECRET is an ES256 private JWK. gateway/config parses it once at
+// start-up (gateway/signingkey) and main hands the parsed key to New as
+// Options.SigningKey; a key the original could not sign with (A11's
+// checks, with other members ignored) or whose d does not belong to
+// (x, y) stops start-up instead of answering 500 to every request
+// (docs/compatibility.md). New also takes the raw text (SigningJWK) and
+// parses it with the same package; a bad one is a constructor error that
+// says what is wrong without quoting the key. A Factory built without a
+// key, for a gateway whose mcp-server is disabled, answers A11's
+// "JWT_SECRET must be set" 500.
 package userdb

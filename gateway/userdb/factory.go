@@ -1,7 +1,6 @@
 package userdb
 
 import (
-	"container/list"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -11,12 +10,14 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/hashicorp/golang-lru/v2/simplelru"
 	"github.com/lestrrat-go/jwx/v2/jwk"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/pawtograder/mcp-gateway/gateway/apierror"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
+	"github.com/pawtograder/mcp-gateway/gateway/signingkey"
 )
 
 // User JWT parameters (docs/contract/protocol.md A10).
@@ -35,6 +36,9 @@ const MsgServerConfig = "Server configuration error"
 
 // Options configures a Factory. An empty RestURL or AnonKey is reported at
 // request time, as the original does; a malformed SigningJWK fails New.
+// Without SigningKey and SigningJWK the Factory mints nothing (for a
+// gateway whose mcp-server is disabled): ForUser and PublicJWK then fail
+// with A11's "JWT_SECRET must be set" 500.
 type Options struct {
 	// RestURL is the PostgREST base, <SUPABASE_URL>/rest/v1.
 	RestURL string
@@ -44,10 +48,12 @@ type Options struct {
 	// Supabase's API gateway: PostgREST reads only Authorization, so no
 	// apikey header is sent. The anon key must still be configured.
 	DirectUpstream bool
-	// SigningJWK is the raw JWT_SECRET: an ES256 private JWK with a kid,
-	// parsed by New. Empty builds a Factory that mints nothing (for a
-	// gateway whose mcp-server is disabled): ForUser and PublicJWK then
-	// fail with A11's "JWT_SECRET must be set" 500.
+	// SigningKey is JWT_SECRET as gateway/config parsed it
+	// (config.Config.SigningKey); main passes it. It wins over SigningJWK.
+	SigningKey *signingkey.Key
+	// SigningJWK is a raw JWT_SECRET (an ES256 private JWK with a kid),
+	// parsed by New when SigningKey is nil: a convenience for tests and
+	// helpers that hold the text.
 	SigningJWK string
 	// HTTPClient is the pooled client for PostgREST; default
 	// http.DefaultTransport.
@@ -78,20 +84,25 @@ type Factory struct {
 	key     *signingKey // nil: no JWT_SECRET
 	issuer  string
 	now     func() time.Time
-	max     int
 
 	onCache func(hit bool)
 
 	flight singleflight.Group
 	mints  atomic.Int64 // JWTs signed, for tests and metrics
 
+	// cache holds each user's last JWT, ordered by mint: it is read with
+	// Peek, which leaves the order alone, so the oldest entry is the
+	// oldest mint. Every JWT lives 60 s, so the entries that can no longer
+	// be reused are the oldest, and at capacity the oldest goes. The
+	// expiry lives in the entry, checked against now: expirable's TTL is
+	// per cache and on the wall clock, while reuse ends ReuseMargin before
+	// each JWT's exp, on the Factory's clock. simplelru, not lru.Cache:
+	// a store's add-then-drop runs under mu as one step.
 	mu    sync.Mutex
-	byID  map[string]*list.Element // → *cacheEntry
-	order *list.List               // front: oldest mint
+	cache *simplelru.LRU[string, cacheEntry]
 }
 
 type cacheEntry struct {
-	userID   string
 	token    string
 	expiryMs int64
 	// client is NewClient(base, userID, token), built once per minted
@@ -100,32 +111,37 @@ type cacheEntry struct {
 	client *Client
 }
 
-// New returns a Factory. The signing key is parsed here, once: a
-// malformed SigningJWK is an error naming what is wrong with it (never its
-// value). A missing PostgREST URL or anon key is not: ForUser reports it
-// with the original's message.
+// New returns a Factory. A SigningJWK is parsed here, once: a malformed
+// one is an error naming what is wrong with it (never its value). A
+// missing PostgREST URL or anon key is not: ForUser reports it with the
+// original's message.
 func New(opts Options) (*Factory, error) {
 	var key *signingKey
-	if opts.SigningJWK != "" {
-		var err error
-		if key, err = parseSigningJWK(opts.SigningJWK); err != nil {
-			return nil, err
-		}
+	var err error
+	switch {
+	case opts.SigningKey != nil:
+		key, err = newSigningKey(opts.SigningKey)
+	case opts.SigningJWK != "":
+		key, err = parseSigningJWK(opts.SigningJWK)
+	}
+	if err != nil {
+		return nil, err
 	}
 	f := &Factory{
 		key:     key,
 		issuer:  opts.Issuer,
 		now:     opts.Now,
 		onCache: opts.OnCache,
-		max:     opts.CacheEntries,
-		byID:    make(map[string]*list.Element),
-		order:   list.New(),
 	}
 	if f.now == nil {
 		f.now = time.Now
 	}
-	if f.max <= 0 {
-		f.max = DefaultCacheEntries
+	entries := opts.CacheEntries
+	if entries <= 0 {
+		entries = DefaultCacheEntries
+	}
+	if f.cache, err = simplelru.NewLRU[string, cacheEntry](entries, nil); err != nil {
+		return nil, err
 	}
 	if opts.RestURL == "" || opts.AnonKey == "" {
 		f.baseErr = fmt.Errorf("userdb: SUPABASE_URL and SUPABASE_ANON_KEY must be set")
@@ -141,10 +157,10 @@ func New(opts Options) (*Factory, error) {
 	return f, nil
 }
 
-// NewFactory is New for wiring code whose SigningJWK is a JWT_SECRET that
-// gateway/config has accepted (it checks the same rules at start-up, so
-// New cannot fail there). It panics where New returns an error, which can
-// only happen at wiring time.
+// NewFactory is New for wiring code whose key gateway/config has accepted
+// (it parses JWT_SECRET by the same rules at start-up, so New cannot fail
+// there). It panics where New returns an error, which can only happen at
+// wiring time.
 func NewFactory(opts Options) *Factory {
 	f, err := New(opts)
 	if err != nil {
@@ -202,11 +218,8 @@ func (f *Factory) ForApproval(ctx context.Context, userID, actionID string) (*Cl
 func (f *Factory) cachedClient(userID string, nowMs int64) (*Client, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if el, ok := f.byID[userID]; ok {
-		e := el.Value.(*cacheEntry)
-		if e.client != nil && e.expiryMs > nowMs+ReuseMargin.Milliseconds() {
-			return e.client, true
-		}
+	if e, ok := f.cache.Peek(userID); ok && e.client != nil && e.reusable(nowMs) {
+		return e.client, true
 	}
 	return nil, false
 }
@@ -248,40 +261,34 @@ func (f *Factory) token(userID string) (string, error) {
 func (f *Factory) lookup(userID string, nowMs int64) (string, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if el, ok := f.byID[userID]; ok {
-		e := el.Value.(*cacheEntry)
-		if e.expiryMs > nowMs+ReuseMargin.Milliseconds() {
-			return e.token, true
-		}
+	if e, ok := f.cache.Peek(userID); ok && e.reusable(nowMs) {
+		return e.token, true
 	}
 	return "", false
 }
 
-// store caches tok, minted at nowMs. Entries are ordered by mint time and
-// all live 60 s, so the ones that can no longer be reused are at the front:
-// each store drops those (amortised O(1)), and at capacity the oldest goes.
+// reusable reports whether more than ReuseMargin of the JWT's life
+// remains at nowMs.
+func (e cacheEntry) reusable(nowMs int64) bool {
+	return e.expiryMs > nowMs+ReuseMargin.Milliseconds()
+}
+
+// store caches tok, minted at nowMs, as the newest entry (the cache drops
+// the oldest at capacity), then drops the oldest entries while they can no
+// longer be reused (amortised O(1)).
 func (f *Factory) store(userID, tok string, nowMs int64) {
+	e := cacheEntry{token: tok, expiryMs: nowMs + TokenLifetime.Milliseconds()}
+	if f.base != nil {
+		e.client = NewClient(f.base, userID, tok)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	expiryMs := nowMs + TokenLifetime.Milliseconds()
-	var client *Client
-	if f.base != nil {
-		client = NewClient(f.base, userID, tok)
-	}
-	if el, ok := f.byID[userID]; ok {
-		e := el.Value.(*cacheEntry)
-		e.token, e.expiryMs, e.client = tok, expiryMs, client
-		f.order.MoveToBack(el)
-	} else {
-		f.byID[userID] = f.order.PushBack(&cacheEntry{userID: userID, token: tok, expiryMs: expiryMs, client: client})
-	}
-	for front := f.order.Front(); front != nil; front = f.order.Front() {
-		e := front.Value.(*cacheEntry)
-		if f.order.Len() <= f.max && e.expiryMs > nowMs+ReuseMargin.Milliseconds() {
-			break
+	f.cache.Add(userID, e)
+	for {
+		if _, oldest, ok := f.cache.GetOldest(); !ok || oldest.reusable(nowMs) {
+			return
 		}
-		f.order.Remove(front)
-		delete(f.byID, e.userID)
+		f.cache.RemoveOldest()
 	}
 }
 
@@ -292,7 +299,7 @@ func (f *Factory) Mints() int64 { return f.mints.Load() }
 func (f *Factory) Len() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.order.Len()
+	return f.cache.Len()
 }
 
 // PublicJWK returns the public half of the signing key (kid, alg ES256,

@@ -18,13 +18,14 @@ package tools
 // the original's "all staff of the class" query does (same rows, same RLS).
 
 import (
-	"container/list"
 	"context"
 	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hashicorp/golang-lru/v2/simplelru"
 
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
@@ -66,7 +67,10 @@ type caches struct {
 	// branches of one call (a help request's student and its submission's
 	// author are usually the same profile) share one query. An entry lives
 	// only while its query runs, so the map is bounded by the calls in
-	// progress.
+	// progress. x/sync/singleflight cannot express it: one query answers
+	// a batch of ids, and each id must be a flight that other batches
+	// join, which needs the leader to know which ids it leads before it
+	// queries.
 	flights map[string]*profileFlight
 }
 
@@ -413,57 +417,46 @@ func jsObject(v any) (*jsjson.Object, bool) {
 	return o, ok && o != nil
 }
 
-// ttlCache is a map with a size cap and a time-to-live. When full, the
-// least recently written entry is dropped. It is not safe for concurrent
-// use; caches guards it with its mutex.
+// ttlCache is an LRU of capacity entries whose values stay fresh for ttl
+// after they were written. It is read with Peek, so the entry dropped at
+// capacity is the least recently written. cachedAt lives in the entry and
+// is checked against the caller's now (the Registry's clock): expirable's
+// TTL runs on the wall clock. Not safe for concurrent use; caches guards
+// it with its mutex.
 type ttlCache[V any] struct {
-	cap   int
-	ttl   time.Duration
-	order *list.List // of *ttlEntry[V], least recently written first
-	items map[string]*list.Element
+	ttl time.Duration
+	lru *simplelru.LRU[string, ttlEntry[V]]
 }
 
 type ttlEntry[V any] struct {
-	key      string
 	val      V
 	cachedAt time.Time
 }
 
 func newTTLCache[V any](capacity int, ttl time.Duration) *ttlCache[V] {
-	return &ttlCache[V]{cap: capacity, ttl: ttl, order: list.New(), items: map[string]*list.Element{}}
+	c, err := simplelru.NewLRU[string, ttlEntry[V]](capacity, nil)
+	if err != nil {
+		panic(err) // only for a capacity ≤ 0; newCaches defaults it
+	}
+	return &ttlCache[V]{ttl: ttl, lru: c}
 }
 
 // get returns the fresh value under key. An expired entry is removed.
 func (t *ttlCache[V]) get(key string, now time.Time) (V, bool) {
-	var zero V
-	el, ok := t.items[key]
-	if !ok {
+	e, ok := t.lru.Peek(key)
+	if ok && now.Sub(e.cachedAt) > t.ttl {
+		t.lru.Remove(key)
+		var zero V
 		return zero, false
 	}
-	e := el.Value.(*ttlEntry[V])
-	if now.Sub(e.cachedAt) > t.ttl {
-		t.order.Remove(el)
-		delete(t.items, key)
-		return zero, false
-	}
-	return e.val, true
+	return e.val, ok
 }
 
-// set stores val under key, evicting the oldest entry when at capacity.
+// set stores val under key as the newest entry, evicting the oldest when
+// at capacity.
 func (t *ttlCache[V]) set(key string, val V, now time.Time) {
-	if el, ok := t.items[key]; ok {
-		e := el.Value.(*ttlEntry[V])
-		e.val, e.cachedAt = val, now
-		t.order.MoveToBack(el)
-		return
-	}
-	for t.order.Len() >= t.cap {
-		oldest := t.order.Front()
-		t.order.Remove(oldest)
-		delete(t.items, oldest.Value.(*ttlEntry[V]).key)
-	}
-	t.items[key] = t.order.PushBack(&ttlEntry[V]{key: key, val: val, cachedAt: now})
+	t.lru.Add(key, ttlEntry[V]{val: val, cachedAt: now})
 }
 
 // len reports the number of stored entries, fresh or not.
-func (t *ttlCache[V]) len() int { return t.order.Len() }
+func (t *ttlCache[V]) len() int { return t.lru.Len() }

@@ -337,7 +337,7 @@ func buildUserDB(cfg config.Config, up upstreams, m *metrics.Metrics) (*userdb.F
 	return userdb.New(userdb.Options{
 		RestURL:        up.restURL,
 		AnonKey:        cfg.SupabaseAnonKey,
-		SigningJWK:     cfg.JWTSecret,
+		SigningKey:     cfg.SigningKey,
 		DirectUpstream: cfg.PostgRESTDirect,
 		HTTPClient:     up.rest,
 		Observe:        up.observe,

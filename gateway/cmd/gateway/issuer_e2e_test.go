@@ -111,7 +111,7 @@ func TestIssuerEndToEnd(t *testing.T) {
 	// PostgREST with the token so the stack checks it too.
 	rec := &authRecorder{}
 	users := userdb.NewFactory(userdb.Options{
-		RestURL: cfg.PostgRESTURL.String(), AnonKey: cfg.SupabaseAnonKey, SigningJWK: cfg.JWTSecret,
+		RestURL: cfg.PostgRESTURL.String(), AnonKey: cfg.SupabaseAnonKey, SigningKey: cfg.SigningKey,
 		DirectUpstream: cfg.PostgRESTDirect, Issuer: cfg.IssuerURL,
 		HTTPClient: &http.Client{Transport: rec, Timeout: 10 * time.Second},
 	})

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -14,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pawtograder/mcp-gateway/gateway/config"
+	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 )
 
 // Migration files of supabase/migrations, named as operators see them.
@@ -85,22 +83,23 @@ var schemaRetry = 30 * time.Second
 // missing, readiness fails naming the migration files; an upstream that
 // cannot be asked is not "missing" (readiness reports it as before).
 type schemaCheck struct {
-	objects        []schemaObject
-	restURL        string
-	apiKey, bearer string
-	client         *http.Client
-	log            *slog.Logger
+	objects []schemaObject
+	db      *postgrest.Client // the service role's, from mcpauth
+	log     *slog.Logger
 
 	mu       sync.Mutex
 	complete bool   // every object was found once; never probed again
 	logged   string // the missing set last logged, so it is logged once
 }
 
-// newSchemaCheck probes, with the service role, the objects the enabled
-// features need; nil when PostgREST or the key is not configured (the
-// functions answer their own 500s then).
+// newSchemaCheck probes, with the service-role client mcpauth builds (as
+// for the OAuth server's store, over a small transport of its own), the
+// objects the enabled features need; nil when PostgREST or the key is not
+// configured (the functions answer their own 500s then).
 func newSchemaCheck(cfg config.Config, log *slog.Logger) *schemaCheck {
-	if cfg.PostgRESTURL == nil || cfg.SupabaseServiceRoleKey == "" {
+	hc := &http.Client{Timeout: cfg.UpstreamTimeout, Transport: &http.Transport{MaxIdleConns: 2}, CheckRedirect: noRedirects}
+	db, err := serviceDB(cfg, upstreams{restURL: urlString(cfg.PostgRESTURL), rest: hc})
+	if err != nil {
 		return nil
 	}
 	enabled := map[string]bool{
@@ -108,16 +107,7 @@ func newSchemaCheck(cfg config.Config, log *slog.Logger) *schemaCheck {
 		featureOAuth:  cfg.MCPServerEnabled && cfg.PublicURL != nil && cfg.OAuthServer.Mode == config.OAuthServerGateway,
 		featureWrites: cfg.WriteTools,
 	}
-	s := &schemaCheck{
-		restURL: cfg.PostgRESTURL.String(),
-		apiKey:  cfg.SupabaseServiceRoleKey,
-		bearer:  cfg.SupabaseServiceRoleKey,
-		client:  &http.Client{Timeout: cfg.UpstreamTimeout, Transport: &http.Transport{MaxIdleConns: 2}, CheckRedirect: noRedirects},
-		log:     log,
-	}
-	if cfg.PostgRESTDirect {
-		s.apiKey = "" // PostgREST itself reads only Authorization
-	}
+	s := &schemaCheck{db: db, log: log}
 	for _, o := range schemaObjects {
 		if enabled[o.feature] {
 			s.objects = append(s.objects, o)
@@ -222,58 +212,48 @@ func (st objectState) String() string {
 // fail to convert. Only PostgREST's "not found" answers (PGRST205 or
 // 42P01 for a table, PGRST202 or 42883 for a function) mean missing.
 func (s *schemaCheck) probe(ctx context.Context, o schemaObject) (state objectState) {
-	var status int
-	var code string
-	var req *http.Request
-	var err error
+	status, code, err := s.ask(ctx, o)
 	defer func() { s.logProbe(ctx, o, state, status, code, err) }()
-	if o.args == nil {
-		req, err = http.NewRequestWithContext(ctx, http.MethodGet, s.restURL+"/"+o.name+"?select=*&limit=0", nil)
-	} else {
-		args := map[string]string{}
-		for _, a := range o.args {
-			args[a] = badValue
-		}
-		body, _ := json.Marshal(args)
-		req, err = http.NewRequestWithContext(ctx, http.MethodPost, s.restURL+"/rpc/"+o.name, bytes.NewReader(body))
-		if err == nil {
-			req.Header.Set("Content-Type", "application/json")
-		}
-	}
-	if err != nil {
+	switch {
+	case status == 0:
 		return objectUnknown
-	}
-	if s.apiKey != "" {
-		req.Header.Set("apikey", s.apiKey)
-	}
-	req.Header.Set("Authorization", "Bearer "+s.bearer)
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return objectUnknown
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	var e struct {
-		Code string `json:"code"`
-	}
-	_ = json.Unmarshal(b, &e)
-	status, code = resp.StatusCode, e.Code
-	if resp.StatusCode != http.StatusNotFound {
+	case status != http.StatusNotFound:
 		// A function the service role may not execute exists; a table it
 		// may not read, or an upstream fault, says nothing.
-		if resp.StatusCode >= 500 || resp.StatusCode == http.StatusUnauthorized || (resp.StatusCode == http.StatusForbidden && o.args == nil) {
+		if status >= 500 || status == http.StatusUnauthorized || (status == http.StatusForbidden && o.args == nil) {
 			return objectUnknown
 		}
 		return objectPresent
-	}
-	switch {
-	case o.args == nil && (e.Code == "PGRST205" || e.Code == "42P01"):
+	case o.args == nil && (code == "PGRST205" || code == "42P01"):
 		return objectMissing
-	case o.args != nil && (e.Code == "PGRST202" || e.Code == "42883"):
+	case o.args != nil && (code == "PGRST202" || code == "42883"):
 		return objectMissing
 	}
 	// A 404 without PostgREST's code: a proxy that does not route here.
 	return objectUnknown
+}
+
+// ask sends o's probe and returns PostgREST's answer: its HTTP status and
+// code (the postgrest client's typed error), or status 0 and the error
+// when nothing answered.
+func (s *schemaCheck) ask(ctx context.Context, o schemaObject) (status int, code string, err error) {
+	if o.args == nil {
+		_, err = s.db.From(o.name).Select("*").Limit(0).Rows(ctx)
+	} else {
+		args := make(map[string]string, len(o.args))
+		for _, a := range o.args {
+			args[a] = badValue
+		}
+		_, err = s.db.RPC(ctx, o.name, args)
+	}
+	var pe *postgrest.Error
+	switch {
+	case err == nil:
+		return http.StatusOK, "", nil
+	case errors.As(err, &pe) && pe.Status != 0:
+		return pe.Status, pe.Code, nil
+	}
+	return 0, "", err
 }
 
 // logProbe logs one probe's answer at debug level only. A present
