@@ -44,7 +44,7 @@ func (c *Call) now() time.Time { return c.reg.now() }
 
 // ageSeconds is the whole seconds from the timestamp v (PostgREST's text
 // form) to now, or nil when v is not a timestamp.
-func ageSeconds(v any, now time.Time) any {
+func ageSeconds(v any, now time.Time) *float64 {
 	s, ok := v.(string)
 	if !ok {
 		return nil
@@ -53,15 +53,16 @@ func ageSeconds(v any, now time.Time) any {
 	if err != nil {
 		return nil
 	}
-	return float64(int64(now.Sub(t) / time.Second))
+	age := float64(int64(now.Sub(t) / time.Second))
+	return &age
 }
 
 // profileRef is a private profile id as its public id and name, both null
 // when the id does not translate.
-func profileRef(profiles map[string]publicProfile, privateID any) (id, name any) {
+func profileRef(profiles map[string]publicProfile, privateID any) (id, name *string) {
 	s, _ := privateID.(string)
 	if p, ok := profiles[s]; ok && s != "" {
-		return orNull(p.ID), orNull(p.Name)
+		return nullableString(orNull(p.ID)), nullableString(orNull(p.Name))
 	}
 	return nil, nil
 }
@@ -81,7 +82,7 @@ var listRegradeRequestsTool = Tool{
 		"limit":{"type":"integer","description":"Maximum number of requests (default 25, at most 100)","default":25,"minimum":1,"maximum":100}},
 		"required":["class_id"]}`),
 	Scope:   ScopeRead,
-	Handler: listRegradeRequests,
+	Handler: typedHandler(listRegradeRequests),
 }
 
 // listRegradeRequestsSchema is list_regrade_requests' value.
@@ -98,13 +99,62 @@ const listRegradeRequestsSchema = `{"type":"array","items":{"type":"object","req
 const regradeColumns = "id,status,created_at,opened_at,assignment_id,submission_id,created_by,assignee,initial_points,resolved_points,closed_points,resolved_at,closed_at,last_commented_at," +
 	"rubric_checks!submission_regrade_requests_rubric_check_id_fkey(id,name,points)"
 
+// regradeRequest is one request of list_regrade_requests' answer.
+type regradeRequest struct {
+	ID                float64         `json:"id"`
+	Status            string          `json:"status"`
+	CreatedAt         string          `json:"created_at"`
+	OpenedAt          *string         `json:"opened_at"`
+	AgeSeconds        *float64        `json:"age_seconds"`
+	AssignmentID      float64         `json:"assignment_id"`
+	SubmissionID      float64         `json:"submission_id"`
+	StudentProfileID  *string         `json:"student_profile_id"`
+	StudentName       *string         `json:"student_name"`
+	AssigneeProfileID *string         `json:"assignee_profile_id"`
+	AssigneeName      *string         `json:"assignee_name"`
+	RubricCheck       *rubricCheckRef `json:"rubric_check"`
+	InitialPoints     *float64        `json:"initial_points"`
+	ResolvedPoints    *float64        `json:"resolved_points"`
+	ClosedPoints      *float64        `json:"closed_points"`
+	ResolvedAt        *string         `json:"resolved_at"`
+	ClosedAt          *string         `json:"closed_at"`
+	LastCommentedAt   *string         `json:"last_commented_at"`
+}
+
+// rubricCheckRef is the rubric check a regrade request disputes.
+type rubricCheckRef struct {
+	ID     float64 `json:"id"`
+	Name   string  `json:"name"`
+	Points float64 `json:"points"`
+}
+
 // listRegradeRequests orders by created_at then id, both descending.
-func listRegradeRequests(ctx context.Context, c *Call) (any, error) {
+func listRegradeRequests(ctx context.Context, c *Call) ([]regradeRequest, error) {
 	cid := arg(c.Args, "class_id")
-	var (
-		staff bool
-		rows  []*jsjson.Object
-	)
+	staff, rows := c.readRegradeRequests(ctx, cid)
+	out := make([]regradeRequest, 0, len(rows))
+	if !staff {
+		return out, nil
+	}
+	ids := make([]string, 0, 2*len(rows))
+	for _, r := range rows {
+		for _, k := range []string{"created_by", "assignee"} {
+			if s, ok := r.String(k); ok {
+				ids = append(ids, s)
+			}
+		}
+	}
+	profiles := c.publicProfiles(ctx, cid, ids)
+	now := c.now()
+	for _, r := range rows {
+		out = append(out, regradeRequestOf(r, profiles, now))
+	}
+	return out, nil
+}
+
+// readRegradeRequests reads, concurrently, whether the caller is staff of
+// the class and the requests the arguments ask for.
+func (c *Call) readRegradeRequests(ctx context.Context, cid string) (staff bool, rows []*jsjson.Object) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		staff = c.staffInClass(gctx, cid)
@@ -129,48 +179,28 @@ func listRegradeRequests(ctx context.Context, c *Call) (any, error) {
 		return nil
 	})
 	_ = g.Wait()
-	out := make([]any, 0, len(rows))
-	if !staff {
-		return out, nil
+	return staff, rows
+}
+
+// regradeRequestOf is one request row as answered, its student and
+// assignee translated to public profiles.
+func regradeRequestOf(r *jsjson.Object, profiles map[string]publicProfile, now time.Time) regradeRequest {
+	req := regradeRequest{
+		ID: numberOf(r.Value("id")), Status: stringOf(r.Value("status")),
+		CreatedAt: stringOf(r.Value("created_at")), OpenedAt: nullableString(r.Value("opened_at")),
+		AgeSeconds:   ageSeconds(r.Value("created_at"), now),
+		AssignmentID: numberOf(r.Value("assignment_id")), SubmissionID: numberOf(r.Value("submission_id")),
+		InitialPoints: nullableNumber(r.Value("initial_points")), ResolvedPoints: nullableNumber(r.Value("resolved_points")),
+		ClosedPoints: nullableNumber(r.Value("closed_points")),
+		ResolvedAt:   nullableString(r.Value("resolved_at")), ClosedAt: nullableString(r.Value("closed_at")),
+		LastCommentedAt: nullableString(r.Value("last_commented_at")),
 	}
-	ids := make([]string, 0, 2*len(rows))
-	for _, r := range rows {
-		for _, k := range []string{"created_by", "assignee"} {
-			if s, ok := r.String(k); ok {
-				ids = append(ids, s)
-			}
-		}
+	req.StudentProfileID, req.StudentName = profileRef(profiles, r.Value("created_by"))
+	req.AssigneeProfileID, req.AssigneeName = profileRef(profiles, r.Value("assignee"))
+	if k := embedRows(r, "rubric_checks"); len(k) > 0 {
+		req.RubricCheck = &rubricCheckRef{ID: numberOf(k[0].Value("id")), Name: stringOf(k[0].Value("name")), Points: numberOf(k[0].Value("points"))}
 	}
-	profiles := c.publicProfiles(ctx, cid, ids)
-	now := c.now()
-	for _, r := range rows {
-		studentID, studentName := profileRef(profiles, r.Value("created_by"))
-		assigneeID, assigneeName := profileRef(profiles, r.Value("assignee"))
-		var check any
-		if k := embedRows(r, "rubric_checks"); len(k) > 0 {
-			check = jsjson.NewObject(3).Set("id", k[0].Value("id")).Set("name", k[0].Value("name")).Set("points", k[0].Value("points"))
-		}
-		out = append(out, jsjson.NewObject(18).
-			Set("id", r.Value("id")).
-			Set("status", r.Value("status")).
-			Set("created_at", r.Value("created_at")).
-			Set("opened_at", r.Value("opened_at")).
-			Set("age_seconds", ageSeconds(r.Value("created_at"), now)).
-			Set("assignment_id", r.Value("assignment_id")).
-			Set("submission_id", r.Value("submission_id")).
-			Set("student_profile_id", studentID).
-			Set("student_name", studentName).
-			Set("assignee_profile_id", assigneeID).
-			Set("assignee_name", assigneeName).
-			Set("rubric_check", check).
-			Set("initial_points", r.Value("initial_points")).
-			Set("resolved_points", r.Value("resolved_points")).
-			Set("closed_points", r.Value("closed_points")).
-			Set("resolved_at", r.Value("resolved_at")).
-			Set("closed_at", r.Value("closed_at")).
-			Set("last_commented_at", r.Value("last_commented_at")))
-	}
-	return out, nil
+	return req
 }
 
 // getGradingProgressTool is get_grading_progress.
@@ -187,7 +217,7 @@ var getGradingProgressTool = Tool{
 		"assignment_id":{"type":"number","description":"The assignment ID"}},
 		"required":["class_id","assignment_id"]}`),
 	Scope:   ScopeRead,
-	Handler: getGradingProgress,
+	Handler: typedHandler(getGradingProgress),
 }
 
 // gradingProgressSchema is get_grading_progress' value.
@@ -199,6 +229,62 @@ const gradingProgressSchema = `{"anyOf":[{"type":"null"},{"type":"object","requi
 	"properties":{"profile_id":{"$ref":"#/$defs/nstring"},"name":{"$ref":"#/$defs/nstring"},"assigned":{"type":"number"},"completed":{"type":"number"},"pending":{"type":"number"},"earliest_pending_due_date":{"$ref":"#/$defs/nstring"}},"additionalProperties":false}},
 	"regrade_requests":{"type":"object","required":["open","resolved_or_closed","opened","escalated","resolved","closed"],
 	"properties":{"open":{"type":"number"},"resolved_or_closed":{"type":"number"},"opened":{"type":"number"},"escalated":{"type":"number"},"resolved":{"type":"number"},"closed":{"type":"number"}},"additionalProperties":false}},"additionalProperties":false}]}`
+
+// gradingProgressResult is get_grading_progress' answer (null unless the
+// caller is staff of the class and the assignment is visible).
+type gradingProgressResult struct {
+	ClassID           float64               `json:"class_id"`
+	AssignmentID      float64               `json:"assignment_id"`
+	Submissions       gradingSubmissions    `json:"submissions"`
+	ReviewAssignments reviewAssignmentCount `json:"review_assignments"`
+	Graders           []graderRow           `json:"graders"`
+	RegradeRequests   regradeStatusCount    `json:"regrade_requests"`
+	Truncated         bool                  `json:"truncated"`
+}
+
+// gradingSubmissions counts the active submissions by grading state.
+type gradingSubmissions struct {
+	Active   int `json:"active"`
+	Graded   int `json:"graded"`
+	Ungraded int `json:"ungraded"`
+	Released int `json:"released"`
+}
+
+// reviewAssignmentCount counts the review assignments.
+type reviewAssignmentCount struct {
+	Total     int `json:"total"`
+	Completed int `json:"completed"`
+	Pending   int `json:"pending"`
+}
+
+// graderRow is one grader's review assignments, as answered.
+type graderRow struct {
+	ProfileID              *string `json:"profile_id"`
+	Name                   *string `json:"name"`
+	Assigned               int     `json:"assigned"`
+	Completed              int     `json:"completed"`
+	Pending                int     `json:"pending"`
+	EarliestPendingDueDate *string `json:"earliest_pending_due_date"`
+}
+
+// regradeStatusCount counts the sent regrade requests by status.
+type regradeStatusCount struct {
+	Open             int `json:"open"`
+	ResolvedOrClosed int `json:"resolved_or_closed"`
+	Opened           int `json:"opened"`
+	Escalated        int `json:"escalated"`
+	Resolved         int `json:"resolved"`
+	Closed           int `json:"closed"`
+}
+
+// gradingRead is what get_grading_progress read; truncated says a list
+// was longer than maxRows.
+type gradingRead struct {
+	staff                                bool
+	assignment                           *jsjson.Object
+	subs, reviews, regrades, graderRoles []*jsjson.Object
+	truncated                            bool
+}
 
 // graderProgress is one grader's review assignments.
 type graderProgress struct {
@@ -215,14 +301,38 @@ type graderProgress struct {
 // class's enabled graders plus anyone holding a review assignment, ordered
 // by public name (unnamed last) and then public profile id. Each list is
 // read up to maxRows rows; truncated says one was longer.
-func getGradingProgress(ctx context.Context, c *Call) (any, error) {
+func getGradingProgress(ctx context.Context, c *Call) (*gradingProgressResult, error) {
 	cid, aid := arg(c.Args, "class_id"), arg(c.Args, "assignment_id")
+	read := c.readGradingProgress(ctx, cid, aid)
+	if !read.staff || read.assignment == nil {
+		return nil, nil
+	}
+	graded, released := gradedSubmissions(read.subs, read.assignment.Value("grading_rubric_id"))
+	order, byGrader, completed := tallyReviews(read.graderRoles, read.reviews)
+	profiles := c.publicProfiles(ctx, cid, order)
+	return &gradingProgressResult{
+		ClassID:      numberOf(c.Args.Value("class_id")),
+		AssignmentID: numberOf(c.Args.Value("assignment_id")),
+		Submissions: gradingSubmissions{
+			Active: len(read.subs), Graded: graded, Ungraded: len(read.subs) - graded, Released: released,
+		},
+		ReviewAssignments: reviewAssignmentCount{
+			Total: len(read.reviews), Completed: completed, Pending: len(read.reviews) - completed,
+		},
+		Graders:         graderRows(order, byGrader, profiles),
+		RegradeRequests: regradeStatusCountOf(read.regrades),
+		Truncated:       read.truncated,
+	}, nil
+}
+
+// readGradingProgress runs get_grading_progress' reads concurrently:
+// whether the caller is staff, the assignment, its active submissions with
+// their reviews, its review assignments, its sent regrade requests and the
+// class's enabled graders.
+func (c *Call) readGradingProgress(ctx context.Context, cid, aid string) gradingRead {
 	var (
-		staff                      bool
-		assignment                 *jsjson.Object
-		subs, reviews, regrades    []*jsjson.Object
-		graderRoles                []*jsjson.Object
-		over1, over2, over3, over4 bool
+		read gradingRead
+		over [4]bool
 	)
 	list := func(ctx context.Context, table, columns string, build func(q *postgrest.Query) *postgrest.Query, dst *[]*jsjson.Object, over *bool) {
 		raw, err := build(c.DB.From(table).Select(columns)).Limit(maxRows + 1).Rows(ctx)
@@ -234,49 +344,50 @@ func getGradingProgress(ctx context.Context, c *Call) (any, error) {
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
-		staff = c.staffInClass(gctx, cid)
+		read.staff = c.staffInClass(gctx, cid)
 		return nil
 	})
 	g.Go(func() error {
 		raw, err := c.DB.From("assignments").Select("id,grading_rubric_id").Eq("id", aid).Eq("class_id", cid).MaybeSingle(gctx)
-		assignment = c.pgObject(gctx, raw, err)
+		read.assignment = c.pgObject(gctx, raw, err)
 		return nil
 	})
 	g.Go(func() error {
 		list(gctx, "submissions", "id,submission_reviews!submission_reviews_submission_id_fkey(rubric_id,completed_at,completed_by,released)",
 			func(q *postgrest.Query) *postgrest.Query {
 				return q.Eq("class_id", cid).Eq("assignment_id", aid).Eq("is_active", "true").Order("id", true)
-			}, &subs, &over1)
+			}, &read.subs, &over[0])
 		return nil
 	})
 	g.Go(func() error {
 		list(gctx, "review_assignments", "id,assignee_profile_id,due_date,completed_at",
 			func(q *postgrest.Query) *postgrest.Query {
 				return q.Eq("class_id", cid).Eq("assignment_id", aid).Order("id", true)
-			}, &reviews, &over2)
+			}, &read.reviews, &over[1])
 		return nil
 	})
 	g.Go(func() error {
 		list(gctx, "submission_regrade_requests", "status",
 			func(q *postgrest.Query) *postgrest.Query {
 				return q.Eq("class_id", cid).Eq("assignment_id", aid).Neq("status", "draft").Order("id", true)
-			}, &regrades, &over3)
+			}, &read.regrades, &over[2])
 		return nil
 	})
 	g.Go(func() error {
 		list(gctx, "user_roles", "private_profile_id",
 			func(q *postgrest.Query) *postgrest.Query {
 				return q.Eq("class_id", cid).Eq("role", "grader").Eq("disabled", "false").Order("id", true)
-			}, &graderRoles, &over4)
+			}, &read.graderRoles, &over[3])
 		return nil
 	})
 	_ = g.Wait()
-	if !staff || assignment == nil {
-		return nil, nil
-	}
+	read.truncated = over[0] || over[1] || over[2] || over[3]
+	return read
+}
 
-	gradingRubric := assignment.Value("grading_rubric_id")
-	var graded, released int
+// gradedSubmissions counts the submissions whose review under the grading
+// rubric is completed (graded) and released.
+func gradedSubmissions(subs []*jsjson.Object, gradingRubric any) (graded, released int) {
 	for _, s := range subs {
 		for _, r := range embedRows(s, "submission_reviews") {
 			if gradingRubric == nil || r.Value("rubric_id") != gradingRubric {
@@ -290,9 +401,14 @@ func getGradingProgress(ctx context.Context, c *Call) (any, error) {
 			}
 		}
 	}
+	return graded, released
+}
 
-	byGrader := map[string]*graderProgress{}
-	var order []string
+// tallyReviews counts each grader's review assignments: the enabled
+// graders first, then every other assignee, in first-seen order.
+// completed counts the completed review assignments of all.
+func tallyReviews(graderRoles, reviews []*jsjson.Object) (order []string, byGrader map[string]*graderProgress, completed int) {
+	byGrader = map[string]*graderProgress{}
 	grader := func(id string) *graderProgress {
 		if p, ok := byGrader[id]; ok {
 			return p
@@ -307,7 +423,6 @@ func getGradingProgress(ctx context.Context, c *Call) (any, error) {
 			grader(id)
 		}
 	}
-	completed := 0
 	for _, r := range reviews {
 		id, _ := r.String("assignee_profile_id")
 		p := grader(id)
@@ -321,66 +436,54 @@ func getGradingProgress(ctx context.Context, c *Call) (any, error) {
 			p.earliestDue = due
 		}
 	}
-	profiles := c.publicProfiles(ctx, cid, order)
-	graders := make([]*jsjson.Object, 0, len(order))
+	return order, byGrader, completed
+}
+
+// graderRows answers the graders' tallies under their public profiles,
+// ordered by name (unnamed last), then public profile id.
+func graderRows(order []string, byGrader map[string]*graderProgress, profiles map[string]publicProfile) []graderRow {
+	graders := make([]graderRow, 0, len(order))
 	for _, id := range order {
 		p := byGrader[id]
-		pid, name := profileRef(profiles, id)
-		var due any
+		row := graderRow{Assigned: p.assigned, Completed: p.completed, Pending: p.assigned - p.completed}
+		row.ProfileID, row.Name = profileRef(profiles, id)
 		if p.earliestDue != "" {
-			due = p.earliestDue
+			row.EarliestPendingDueDate = &p.earliestDue
 		}
-		graders = append(graders, jsjson.NewObject(6).
-			Set("profile_id", pid).
-			Set("name", name).
-			Set("assigned", float64(p.assigned)).
-			Set("completed", float64(p.completed)).
-			Set("pending", float64(p.assigned-p.completed)).
-			Set("earliest_pending_due_date", due))
+		graders = append(graders, row)
 	}
 	sort.SliceStable(graders, func(i, j int) bool {
-		ni, iok := graders[i].Value("name").(string)
-		nj, jok := graders[j].Value("name").(string)
-		if iok != jok {
-			return iok
+		ni, nj := graders[i].Name, graders[j].Name
+		if (ni != nil) != (nj != nil) {
+			return ni != nil
 		}
-		if ni != nj {
-			return ni < nj
+		if ni != nil && *ni != *nj {
+			return *ni < *nj
 		}
-		pi, _ := graders[i].Value("profile_id").(string)
-		pj, _ := graders[j].Value("profile_id").(string)
-		return pi < pj
+		return derefString(graders[i].ProfileID) < derefString(graders[j].ProfileID)
 	})
-	graderList := make([]any, len(graders))
-	for i, o := range graders {
-		graderList[i] = o
-	}
+	return graders
+}
 
+// derefString is *s, or "" for nil.
+func derefString(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// regradeStatusCountOf counts the regrade requests by status.
+func regradeStatusCountOf(regrades []*jsjson.Object) regradeStatusCount {
 	counts := map[string]int{}
 	for _, r := range regrades {
 		s, _ := r.String("status")
 		counts[s]++
 	}
-	rr := jsjson.NewObject(6).
-		Set("open", float64(counts["opened"]+counts["escalated"])).
-		Set("resolved_or_closed", float64(counts["resolved"]+counts["closed"]))
-	for _, s := range []string{"opened", "escalated", "resolved", "closed"} {
-		rr.Set(s, float64(counts[s]))
+	return regradeStatusCount{
+		Open:             counts["opened"] + counts["escalated"],
+		ResolvedOrClosed: counts["resolved"] + counts["closed"],
+		Opened:           counts["opened"], Escalated: counts["escalated"],
+		Resolved: counts["resolved"], Closed: counts["closed"],
 	}
-
-	return jsjson.NewObject(7).
-		Set("class_id", c.Args.Value("class_id")).
-		Set("assignment_id", c.Args.Value("assignment_id")).
-		Set("submissions", jsjson.NewObject(4).
-			Set("active", float64(len(subs))).
-			Set("graded", float64(graded)).
-			Set("ungraded", float64(len(subs)-graded)).
-			Set("released", float64(released))).
-		Set("review_assignments", jsjson.NewObject(3).
-			Set("total", float64(len(reviews))).
-			Set("completed", float64(completed)).
-			Set("pending", float64(len(reviews)-completed))).
-		Set("graders", graderList).
-		Set("regrade_requests", rr).
-		Set("truncated", over1 || over2 || over3 || over4), nil
 }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -28,7 +29,7 @@ var getHelpQueueOverviewTool = Tool{
 		"limit":{"type":"integer","description":"Maximum number of requests listed per queue (default 20, at most 100); the counts cover every request","default":20,"minimum":1,"maximum":100}},
 		"required":["class_id"]}`),
 	Scope:   ScopeRead,
-	Handler: getHelpQueueOverview,
+	Handler: typedHandler(getHelpQueueOverview),
 }
 
 // queueOverviewSchema is get_help_queue_overview's value.
@@ -48,13 +49,89 @@ const queueRequestColumns = "id,help_queue,request,status,is_private,created_at,
 	"help_request_students!help_request_students_help_request_id_fkey(profile_id)," +
 	"submissions!help_requests_referenced_submission_id_fkey(assignment_id,assignments!submissio_assignment_id_fkey(id,title))"
 
+// queueOverviewResult is get_help_queue_overview's answer.
+type queueOverviewResult struct {
+	ClassID   float64        `json:"class_id"`
+	Queues    []queueSummary `json:"queues"`
+	Truncated bool           `json:"truncated"`
+}
+
+// queueSummary is one queue with its counts and listed requests.
+type queueSummary struct {
+	ID              float64        `json:"id"`
+	Name            string         `json:"name"`
+	Description     string         `json:"description"`
+	QueueType       string         `json:"queue_type"`
+	Available       bool           `json:"available"`
+	Open            int            `json:"open"`
+	InProgress      int            `json:"in_progress"`
+	StudentsWaiting int            `json:"students_waiting"`
+	Requests        []queueRequest `json:"requests"`
+}
+
+// queueRequest is one open or in-progress request of a queue.
+type queueRequest struct {
+	ID                float64        `json:"id"`
+	Status            string         `json:"status"`
+	Request           string         `json:"request"`
+	IsPrivate         bool           `json:"is_private"`
+	CreatedAt         string         `json:"created_at"`
+	AgeSeconds        *float64       `json:"age_seconds"`
+	AssigneeProfileID *string        `json:"assignee_profile_id"`
+	AssigneeName      *string        `json:"assignee_name"`
+	Assignment        *assignmentRef `json:"assignment"`
+	Students          int            `json:"students"`
+}
+
+// assignmentRef is the assignment of a request's linked submission.
+type assignmentRef struct {
+	ID    float64 `json:"id"`
+	Title string  `json:"title"`
+}
+
+// queueState is one queue's tally: its counts, the students waiting in its
+// open requests and the requests listed.
+type queueState struct {
+	open, inProgress int
+	waiting          map[string]bool
+	listed           []queueRequest
+}
+
 // getHelpQueueOverview reads the queues (by ordinal, then id) and every
 // open or in-progress request of them (up to maxRows, oldest first, then
 // by id), under the caller's row-level security, and groups them.
-func getHelpQueueOverview(ctx context.Context, c *Call) (any, error) {
+func getHelpQueueOverview(ctx context.Context, c *Call) (queueOverviewResult, error) {
 	cid := arg(c.Args, "class_id")
+	queues, requests := c.readHelpQueues(ctx, cid)
+	truncated := len(requests) > maxRows
+	if truncated {
+		requests = requests[:maxRows]
+	}
+	var assignees []string
+	for _, r := range requests {
+		if a, ok := r.String("assignee"); ok {
+			assignees = append(assignees, a)
+		}
+	}
+	profiles := c.publicProfiles(ctx, cid, assignees)
+	limit := boundedLimit(c, "limit", queueOverviewDefault, queueOverviewMax)
+	states := tallyQueues(queues, requests, limit, profiles, c.now())
+	out := make([]queueSummary, 0, len(queues))
+	for _, q := range queues {
+		st := states[rowKey(q, "id")]
+		out = append(out, queueSummary{
+			ID: numberOf(q.Value("id")), Name: stringOf(q.Value("name")), Description: stringOf(q.Value("description")),
+			QueueType: stringOf(q.Value("queue_type")), Available: boolOf(q.Value("available")),
+			Open: st.open, InProgress: st.inProgress, StudentsWaiting: len(st.waiting), Requests: st.listed,
+		})
+	}
+	return queueOverviewResult{ClassID: numberOf(c.Args.Value("class_id")), Queues: out, Truncated: truncated}, nil
+}
+
+// readHelpQueues reads the queues and their open and in-progress requests
+// (up to maxRows + 1) concurrently.
+func (c *Call) readHelpQueues(ctx context.Context, cid string) (queues, requests []*jsjson.Object) {
 	oneQueue := c.Args.Value("help_queue_id") != nil
-	var queues, requests []*jsjson.Object
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		q := c.DB.From("help_queues").Select("id,name,description,queue_type,available").Eq("class_id", cid)
@@ -75,37 +152,23 @@ func getHelpQueueOverview(ctx context.Context, c *Call) (any, error) {
 		return nil
 	})
 	_ = g.Wait()
-	truncated := len(requests) > maxRows
-	if truncated {
-		requests = requests[:maxRows]
-	}
-	var assignees []string
-	for _, r := range requests {
-		if a, ok := r.String("assignee"); ok {
-			assignees = append(assignees, a)
-		}
-	}
-	profiles := c.publicProfiles(ctx, cid, assignees)
-	limit := boundedLimit(c, "limit", queueOverviewDefault, queueOverviewMax)
-	now := c.now()
+	return queues, requests
+}
 
-	type queueState struct {
-		open, inProgress int
-		waiting          map[string]bool
-		listed           []any
-	}
+// tallyQueues counts each queue's requests and lists up to limit of them,
+// keyed by the queue id's text; requests of a queue not read are skipped.
+func tallyQueues(queues, requests []*jsjson.Object, limit int, profiles map[string]publicProfile, now time.Time) map[string]*queueState {
 	states := map[string]*queueState{}
 	for _, q := range queues {
-		states[jsString(q.Value("id"), true)] = &queueState{waiting: map[string]bool{}, listed: []any{}}
+		states[rowKey(q, "id")] = &queueState{waiting: map[string]bool{}, listed: []queueRequest{}}
 	}
 	for _, r := range requests {
-		st, ok := states[jsString(r.Value("help_queue"), true)]
+		st, ok := states[rowKey(r, "help_queue")]
 		if !ok {
 			continue
 		}
 		students := embedRows(r, "help_request_students")
-		status, _ := r.String("status")
-		if status == "open" {
+		if status, _ := r.String("status"); status == "open" {
 			st.open++
 			for _, s := range students {
 				if p, ok := s.String("profile_id"); ok {
@@ -115,44 +178,25 @@ func getHelpQueueOverview(ctx context.Context, c *Call) (any, error) {
 		} else {
 			st.inProgress++
 		}
-		if len(st.listed) == limit {
-			continue
+		if len(st.listed) < limit {
+			st.listed = append(st.listed, queueRequestOf(r, len(students), profiles, now))
 		}
-		var assignment any
-		if sub := embedRows(r, "submissions"); len(sub) > 0 {
-			if a := embedRows(sub[0], "assignments"); len(a) > 0 {
-				assignment = jsjson.NewObject(2).Set("id", a[0].Value("id")).Set("title", a[0].Value("title"))
-			}
+	}
+	return states
+}
+
+// queueRequestOf is one request row as listed.
+func queueRequestOf(r *jsjson.Object, students int, profiles map[string]publicProfile, now time.Time) queueRequest {
+	req := queueRequest{
+		ID: numberOf(r.Value("id")), Status: stringOf(r.Value("status")), Request: stringOf(r.Value("request")),
+		IsPrivate: boolOf(r.Value("is_private")), CreatedAt: stringOf(r.Value("created_at")),
+		AgeSeconds: ageSeconds(r.Value("created_at"), now), Students: students,
+	}
+	req.AssigneeProfileID, req.AssigneeName = profileRef(profiles, r.Value("assignee"))
+	if sub := embedRows(r, "submissions"); len(sub) > 0 {
+		if a := embedRows(sub[0], "assignments"); len(a) > 0 {
+			req.Assignment = &assignmentRef{ID: numberOf(a[0].Value("id")), Title: stringOf(a[0].Value("title"))}
 		}
-		assigneeID, assigneeName := profileRef(profiles, r.Value("assignee"))
-		st.listed = append(st.listed, jsjson.NewObject(10).
-			Set("id", r.Value("id")).
-			Set("status", r.Value("status")).
-			Set("request", r.Value("request")).
-			Set("is_private", r.Value("is_private")).
-			Set("created_at", r.Value("created_at")).
-			Set("age_seconds", ageSeconds(r.Value("created_at"), now)).
-			Set("assignee_profile_id", assigneeID).
-			Set("assignee_name", assigneeName).
-			Set("assignment", assignment).
-			Set("students", float64(len(students))))
 	}
-	out := make([]any, 0, len(queues))
-	for _, q := range queues {
-		st := states[jsString(q.Value("id"), true)]
-		out = append(out, jsjson.NewObject(9).
-			Set("id", q.Value("id")).
-			Set("name", q.Value("name")).
-			Set("description", q.Value("description")).
-			Set("queue_type", q.Value("queue_type")).
-			Set("available", q.Value("available")).
-			Set("open", float64(st.open)).
-			Set("in_progress", float64(st.inProgress)).
-			Set("students_waiting", float64(len(st.waiting))).
-			Set("requests", st.listed))
-	}
-	return jsjson.NewObject(3).
-		Set("class_id", c.Args.Value("class_id")).
-		Set("queues", out).
-		Set("truncated", truncated), nil
+	return req
 }

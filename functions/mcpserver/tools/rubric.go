@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"strings"
 
 	"golang.org/x/sync/errgroup"
 
@@ -36,18 +35,93 @@ var getRubricTool = Tool{
 		"assignment_id":{"type":"number","description":"The assignment ID"}},
 		"required":["class_id","assignment_id"]}`),
 	Scope:   ScopeRead,
-	Handler: getRubric,
+	Handler: typedHandler(getRubric),
+}
+
+// rubricResult is get_rubric's answer (null when the assignment is not
+// visible): the assignment's rubrics, each with its parts, criteria and
+// checks.
+type rubricResult struct {
+	AssignmentID float64      `json:"assignment_id"`
+	ClassID      float64      `json:"class_id"`
+	Rubrics      []rubricItem `json:"rubrics"`
+	Truncated    bool         `json:"truncated"`
+}
+
+// rubricItem is one rubric (rubricColumns).
+type rubricItem struct {
+	ID          float64      `json:"id"`
+	Name        string       `json:"name"`
+	Description *string      `json:"description"`
+	ReviewRound *string      `json:"review_round"`
+	IsPrivate   bool         `json:"is_private"`
+	Parts       []rubricPart `json:"parts"`
+}
+
+// rubricPart is one part of a rubric (partColumns less rubric_id).
+type rubricPart struct {
+	ID          float64           `json:"id"`
+	Name        string            `json:"name"`
+	Description *string           `json:"description"`
+	Ordinal     float64           `json:"ordinal"`
+	Criteria    []rubricCriterion `json:"criteria"`
+}
+
+// rubricCriterion is one criterion of a part (criterionColumns less
+// rubric_part_id).
+type rubricCriterion struct {
+	ID                     float64       `json:"id"`
+	Name                   string        `json:"name"`
+	Description            *string       `json:"description"`
+	Ordinal                float64       `json:"ordinal"`
+	TotalPoints            float64       `json:"total_points"`
+	IsAdditive             bool          `json:"is_additive"`
+	IsDeductionOnly        bool          `json:"is_deduction_only"`
+	MinChecksPerSubmission *float64      `json:"min_checks_per_submission"`
+	MaxChecksPerSubmission *float64      `json:"max_checks_per_submission"`
+	Checks                 []rubricCheck `json:"checks"`
+}
+
+// rubricCheck is one check of a criterion (checkColumns less
+// rubric_criteria_id).
+type rubricCheck struct {
+	ID                float64  `json:"id"`
+	Name              string   `json:"name"`
+	Description       *string  `json:"description"`
+	Group             *string  `json:"group"`
+	Ordinal           float64  `json:"ordinal"`
+	Points            float64  `json:"points"`
+	IsAnnotation      bool     `json:"is_annotation"`
+	MaxAnnotations    *float64 `json:"max_annotations"`
+	File              *string  `json:"file"`
+	Artifact          *string  `json:"artifact"`
+	IsRequired        bool     `json:"is_required"`
+	IsCommentRequired bool     `json:"is_comment_required"`
+	StudentVisibility string   `json:"student_visibility"`
 }
 
 // getRubric reads the four levels concurrently, each ordered as the web
 // app sorts it (ordinal, then id for equal ordinals; rubrics by id), and
 // nests them. Row-level security decides every level on its own: a
 // student sees no private rubric and only the checks shown to students.
-func getRubric(ctx context.Context, c *Call) (any, error) {
+func getRubric(ctx context.Context, c *Call) (*rubricResult, error) {
 	cid, aid := arg(c.Args, "class_id"), arg(c.Args, "assignment_id")
-	var assignment any
-	levels := [4][]*jsjson.Object{}
-	truncated := false
+	assignment, levels, truncated := c.readRubric(ctx, cid, aid)
+	if assignment == nil {
+		return nil, nil
+	}
+	return &rubricResult{
+		AssignmentID: numberOf(c.Args.Value("assignment_id")),
+		ClassID:      numberOf(c.Args.Value("class_id")),
+		Rubrics:      nestRubric(levels),
+		Truncated:    truncated,
+	}, nil
+}
+
+// readRubric reads the assignment record and the four levels (rubrics,
+// parts, criteria, checks) concurrently, each up to rubricRowLimit rows;
+// truncated says one level was longer.
+func (c *Call) readRubric(ctx context.Context, cid, aid string) (assignment any, levels [4][]*jsjson.Object, truncated bool) {
 	queries := [4]struct{ table, columns string }{
 		{"rubrics", rubricColumns}, {"rubric_parts", partColumns},
 		{"rubric_criteria", criterionColumns}, {"rubric_checks", checkColumns},
@@ -74,55 +148,59 @@ func getRubric(ctx context.Context, c *Call) (any, error) {
 		})
 	}
 	_ = g.Wait()
-	if assignment == nil {
-		return nil, nil
-	}
-	for _, o := range over {
-		truncated = truncated || o
-	}
-
-	checks := groupBy(levels[3], "rubric_criteria_id", checkColumns, "checks", nil)
-	criteria := groupBy(levels[2], "rubric_part_id", criterionColumns, "checks", checks)
-	parts := groupBy(levels[1], "rubric_id", partColumns, "criteria", criteria)
-	rubrics := make([]any, 0, len(levels[0]))
-	for _, r := range levels[0] {
-		rubrics = append(rubrics, rubricObject(r, rubricColumns, "", "parts", parts))
-	}
-	return jsjson.NewObject(4).
-		Set("assignment_id", c.Args.Value("assignment_id")).
-		Set("class_id", c.Args.Value("class_id")).
-		Set("rubrics", rubrics).
-		Set("truncated", truncated), nil
+	return assignment, levels, over[0] || over[1] || over[2] || over[3]
 }
 
-// groupBy turns rows into answer objects (rubricObject) grouped by the value of
-// their parent key, keeping the rows' order within each group.
-func groupBy(rows []*jsjson.Object, parentKey, columns, childKey string, children map[string][]any) map[string][]any {
-	out := map[string][]any{}
+// nestRubric nests the four levels' rows: each row under its parent, in
+// the rows' order, with an empty list where a row has no children.
+func nestRubric(levels [4][]*jsjson.Object) []rubricItem {
+	checks := groupRows(levels[3], "rubric_criteria_id", func(r *jsjson.Object) rubricCheck {
+		return rubricCheck{
+			ID: numberOf(r.Value("id")), Name: stringOf(r.Value("name")), Description: nullableString(r.Value("description")),
+			Group: nullableString(r.Value("group")), Ordinal: numberOf(r.Value("ordinal")), Points: numberOf(r.Value("points")),
+			IsAnnotation: boolOf(r.Value("is_annotation")), MaxAnnotations: nullableNumber(r.Value("max_annotations")),
+			File: nullableString(r.Value("file")), Artifact: nullableString(r.Value("artifact")),
+			IsRequired: boolOf(r.Value("is_required")), IsCommentRequired: boolOf(r.Value("is_comment_required")),
+			StudentVisibility: stringOf(r.Value("student_visibility")),
+		}
+	})
+	criteria := groupRows(levels[2], "rubric_part_id", func(r *jsjson.Object) rubricCriterion {
+		return rubricCriterion{
+			ID: numberOf(r.Value("id")), Name: stringOf(r.Value("name")), Description: nullableString(r.Value("description")),
+			Ordinal: numberOf(r.Value("ordinal")), TotalPoints: numberOf(r.Value("total_points")),
+			IsAdditive: boolOf(r.Value("is_additive")), IsDeductionOnly: boolOf(r.Value("is_deduction_only")),
+			MinChecksPerSubmission: nullableNumber(r.Value("min_checks_per_submission")),
+			MaxChecksPerSubmission: nullableNumber(r.Value("max_checks_per_submission")),
+			Checks:                 checks[rowKey(r, "id")],
+		}
+	})
+	parts := groupRows(levels[1], "rubric_id", func(r *jsjson.Object) rubricPart {
+		return rubricPart{
+			ID: numberOf(r.Value("id")), Name: stringOf(r.Value("name")), Description: nullableString(r.Value("description")),
+			Ordinal: numberOf(r.Value("ordinal")), Criteria: criteria[rowKey(r, "id")],
+		}
+	})
+	rubrics := make([]rubricItem, 0, len(levels[0]))
+	for _, r := range levels[0] {
+		rubrics = append(rubrics, rubricItem{
+			ID: numberOf(r.Value("id")), Name: stringOf(r.Value("name")), Description: nullableString(r.Value("description")),
+			ReviewRound: nullableString(r.Value("review_round")), IsPrivate: boolOf(r.Value("is_private")),
+			Parts: parts[rowKey(r, "id")],
+		})
+	}
+	return rubrics
+}
+
+// rowKey is the text of row's key, the form groupRows indexes by.
+func rowKey(row *jsjson.Object, key string) string { return jsString(row.Value(key), true) }
+
+// groupRows builds each row with build and groups the results by the text
+// of the row's parentKey, keeping the rows' order within each group.
+func groupRows[T any](rows []*jsjson.Object, parentKey string, build func(*jsjson.Object) T) map[string][]T {
+	out := map[string][]T{}
 	for _, r := range rows {
-		k := jsString(r.Value(parentKey), true)
-		out[k] = append(out[k], rubricObject(r, columns, parentKey, childKey, children))
+		k := rowKey(r, parentKey)
+		out[k] = append(out[k], build(r))
 	}
 	return out
-}
-
-// rubricObject copies the columns of row, except skip, in select-list
-// order; when children is not nil it adds childKey, the children grouped
-// under the row's id (an empty list when there are none).
-func rubricObject(row *jsjson.Object, columns, skip, childKey string, children map[string][]any) *jsjson.Object {
-	keys := strings.Split(columns, ",")
-	o := jsjson.NewObject(len(keys) + 1)
-	for _, k := range keys {
-		if k != skip {
-			o.Set(k, row.Value(k))
-		}
-	}
-	if children != nil {
-		kids := children[jsString(row.Value("id"), true)]
-		if kids == nil {
-			kids = []any{}
-		}
-		o.Set(childKey, kids)
-	}
-	return o
 }

@@ -15,12 +15,37 @@ const (
 	searchSubmissionsMax     = 100
 )
 
-// Autograder states search_submissions reports and filters on.
+// autograderState is a submission's autograder state, which
+// search_submissions reports and filters on.
+type autograderState string
+
+// Autograder states.
 const (
-	autograderPending = "pending" // no grader result yet
-	autograderPassed  = "passed"  // score at least max_score
-	autograderFailed  = "failed"  // score below max_score
+	autograderPending autograderState = "pending" // no grader result yet
+	autograderPassed  autograderState = "passed"  // score at least max_score
+	autograderFailed  autograderState = "failed"  // score below max_score
 )
+
+// enumValues lists the states, for the test that holds the output schemas'
+// enums against the types.
+func (autograderState) enumValues() []string {
+	return []string{string(autograderPending), string(autograderPassed), string(autograderFailed)}
+}
+
+// autograderScore is a submission row's autograder score, maximum and
+// state from its embedded grader result: pending (both null) when there is
+// none.
+func autograderScore(s *jsjson.Object) (score, maxScore any, state autograderState) {
+	gr := embedRows(s, "grader_results")
+	if len(gr) == 0 {
+		return nil, nil, autograderPending
+	}
+	score, maxScore = gr[0].Value("score"), gr[0].Value("max_score")
+	if testPassed(score, maxScore) {
+		return score, maxScore, autograderPassed
+	}
+	return score, maxScore, autograderFailed
+}
 
 // searchSubmissionsTool is search_submissions, the name Pawtograder's AI
 // Help prompts use: an assignment's submissions, filtered by student,
@@ -46,7 +71,7 @@ var searchSubmissionsTool = Tool{
 		"limit":{"type":"integer","description":"Maximum number of submissions (default 25, at most 100)","default":25,"minimum":1,"maximum":100}},
 		"required":["class_id","assignment_id"]}`),
 	Scope:   ScopeRead,
-	Handler: searchSubmissions,
+	Handler: typedHandler(searchSubmissions),
 }
 
 // searchSubmissionsSchema is search_submissions' value.
@@ -62,6 +87,60 @@ const searchSubmissionsSchema = `{"anyOf":[{"type":"null"},{"type":"object","req
 // staff: opened or escalated, as Pawtograder's dashboard counts them.
 func openRegradeStatus(status string) bool { return status == "opened" || status == "escalated" }
 
+// searchSubmissionsResult is search_submissions' answer (null when the
+// assignment is not visible).
+type searchSubmissionsResult struct {
+	ClassID      float64              `json:"class_id"`
+	AssignmentID float64              `json:"assignment_id"`
+	Submissions  []searchedSubmission `json:"submissions"`
+	TotalMatched int                  `json:"total_matched"`
+	Truncated    bool                 `json:"truncated"`
+}
+
+// searchedSubmission is one submission that matched.
+type searchedSubmission struct {
+	ID                  float64         `json:"id"`
+	CreatedAt           string          `json:"created_at"`
+	Ordinal             float64         `json:"ordinal"`
+	IsActive            bool            `json:"is_active"`
+	StudentProfileID    *string         `json:"student_profile_id"`
+	StudentName         *string         `json:"student_name"`
+	AssignmentGroupID   *float64        `json:"assignment_group_id"`
+	Score               *float64        `json:"score"`
+	MaxScore            *float64        `json:"max_score"`
+	AutograderStatus    autograderState `json:"autograder_status"`
+	RegradeRequests     int             `json:"regrade_requests"`
+	OpenRegradeRequests int             `json:"open_regrade_requests"`
+}
+
+// submissionSearch is what search_submissions read: the submissions (at
+// most maxRows, truncated when there were more), the assignment's sent
+// regrade requests and, with student_profile_id, its private profile
+// (onlyOK false when it does not translate).
+type submissionSearch struct {
+	assignment any
+	subs       []*jsjson.Object
+	regrades   []*jsjson.Object
+	truncated  bool
+	onlyID     string
+	onlyOK     bool
+}
+
+// submissionFilter is search_submissions' filter arguments, with the
+// private profile student_profile_id stands for (onlyOK false when it did
+// not translate).
+type submissionFilter struct {
+	name                   string
+	byName, byID           bool
+	onlyID                 string
+	onlyOK                 bool
+	minScore, maxScore     float64
+	hasMin, hasMax         bool
+	status                 autograderState
+	byStatus               bool
+	wantRegrade, byRegrade bool
+}
+
 // searchSubmissions reads at most maxRows submissions of the assignment
 // (with their grader result embedded), the assignment's regrade requests
 // and the authors' public profiles, then filters and cuts in memory, so
@@ -69,18 +148,50 @@ func openRegradeStatus(status string) bool { return status == "opened" || status
 // id, both descending. Drafts of regrade requests (not yet sent) do not
 // count. Group submissions have no student, so a student filter never
 // matches them.
-func searchSubmissions(ctx context.Context, c *Call) (any, error) {
+func searchSubmissions(ctx context.Context, c *Call) (*searchSubmissionsResult, error) {
 	cid, aid := arg(c.Args, "class_id"), arg(c.Args, "assignment_id")
-	var (
-		assignment any
-		subs       []*jsjson.Object
-		regrades   []*jsjson.Object
-		onlyID     string
-		onlyOK     = true
-	)
+	read := c.readSubmissionSearch(ctx, cid, aid)
+	if read.assignment == nil {
+		return nil, nil
+	}
+	total, open := regradeCounts(read.regrades)
+	ids := make([]string, 0, len(read.subs))
+	for _, s := range read.subs {
+		if p, _ := s.String("profile_id"); p != "" {
+			ids = append(ids, p)
+		}
+	}
+	profiles := c.publicProfiles(ctx, cid, ids)
+	f := submissionFilterOf(c.Args)
+	f.onlyID, f.onlyOK = read.onlyID, read.onlyOK
+	limit := boundedLimit(c, "limit", searchSubmissionsDefault, searchSubmissionsMax)
+	out := make([]searchedSubmission, 0, min(limit, len(read.subs)))
+	matched := 0
+	for _, s := range read.subs {
+		item, ok := f.match(s, profiles, total, open)
+		if !ok {
+			continue
+		}
+		matched++
+		if len(out) < limit {
+			out = append(out, item)
+		}
+	}
+	return &searchSubmissionsResult{
+		ClassID:      numberOf(c.Args.Value("class_id")),
+		AssignmentID: numberOf(c.Args.Value("assignment_id")),
+		Submissions:  out,
+		TotalMatched: matched,
+		Truncated:    read.truncated,
+	}, nil
+}
+
+// readSubmissionSearch runs search_submissions' reads concurrently.
+func (c *Call) readSubmissionSearch(ctx context.Context, cid, aid string) submissionSearch {
+	read := submissionSearch{onlyOK: true}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
-		assignment = c.assignmentRecord(gctx, aid, cid)
+		read.assignment = c.assignmentRecord(gctx, aid, cid)
 		return nil
 	})
 	g.Go(func() error {
@@ -91,117 +202,94 @@ func searchSubmissions(ctx context.Context, c *Call) (any, error) {
 			q = q.Eq("is_active", "true")
 		}
 		raw, err := q.Order("created_at", false).Order("id", false).Limit(maxRows + 1).Rows(gctx)
-		subs, _ = c.pgRows(gctx, raw, err)
+		read.subs, _ = c.pgRows(gctx, raw, err)
 		return nil
 	})
 	g.Go(func() error {
 		raw, err := c.DB.From("submission_regrade_requests").Select("submission_id,status").
 			Eq("class_id", cid).Eq("assignment_id", aid).Neq("status", "draft").
 			Order("id", true).Limit(maxRows).Rows(gctx)
-		regrades, _ = c.pgRows(gctx, raw, err)
+		read.regrades, _ = c.pgRows(gctx, raw, err)
 		return nil
 	})
 	if pub, ok := c.Args.String("student_profile_id"); ok {
 		g.Go(func() error {
-			onlyID, onlyOK = c.privateProfileID(gctx, cid, pub)
+			read.onlyID, read.onlyOK = c.privateProfileID(gctx, cid, pub)
 			return nil
 		})
 	}
 	_ = g.Wait()
-	if assignment == nil {
-		return nil, nil
+	if len(read.subs) > maxRows {
+		read.subs, read.truncated = read.subs[:maxRows], true
 	}
-	truncated := len(subs) > maxRows
-	if truncated {
-		subs = subs[:maxRows]
-	}
-	total, open := map[string]int{}, map[string]int{}
+	return read
+}
+
+// regradeCounts counts the regrade requests, and the open ones, per
+// submission id.
+func regradeCounts(regrades []*jsjson.Object) (total, open map[string]int) {
+	total, open = map[string]int{}, map[string]int{}
 	for _, r := range regrades {
-		k := jsString(r.Value("submission_id"), true)
+		k := rowKey(r, "submission_id")
 		total[k]++
 		if s, _ := r.String("status"); openRegradeStatus(s) {
 			open[k]++
 		}
 	}
-	ids := make([]string, 0, len(subs))
-	for _, s := range subs {
-		if p, _ := s.String("profile_id"); p != "" {
-			ids = append(ids, p)
+	return total, open
+}
+
+// submissionFilterOf reads the filter arguments.
+func submissionFilterOf(args *jsjson.Object) submissionFilter {
+	var f submissionFilter
+	f.name, f.byName = args.String("student_name")
+	f.name = strings.ToLower(f.name)
+	_, f.byID = args.String("student_profile_id")
+	f.minScore, f.hasMin = args.Number("min_score")
+	f.maxScore, f.hasMax = args.Number("max_score")
+	status, byStatus := args.String("autograder_status")
+	f.status, f.byStatus = autograderState(status), byStatus
+	f.wantRegrade, f.byRegrade = args.Value("has_regrade_request").(bool)
+	return f
+}
+
+// match applies the filters to one submission row and, when it passes,
+// returns its answer; total and open count the regrade requests per
+// submission id.
+func (f submissionFilter) match(s *jsjson.Object, profiles map[string]publicProfile, total, open map[string]int) (searchedSubmission, bool) {
+	profileID, _ := s.String("profile_id")
+	p, known := profiles[profileID]
+	if f.byID && (!f.onlyOK || profileID == "" || profileID != f.onlyID) {
+		return searchedSubmission{}, false
+	}
+	if f.byName {
+		n, _ := p.Name.(string)
+		if !known || !strings.Contains(strings.ToLower(n), f.name) {
+			return searchedSubmission{}, false
 		}
 	}
-	profiles := c.publicProfiles(ctx, cid, ids)
-
-	name, byName := c.Args.String("student_name")
-	name = strings.ToLower(name)
-	_, byID := c.Args.String("student_profile_id")
-	minScore, hasMin := c.Args.Number("min_score")
-	maxScore, hasMax := c.Args.Number("max_score")
-	status, byStatus := c.Args.String("autograder_status")
-	wantRegrade, byRegrade := c.Args.Value("has_regrade_request").(bool)
-	limit := boundedLimit(c, "limit", searchSubmissionsDefault, searchSubmissionsMax)
-
-	out := make([]any, 0, min(limit, len(subs)))
-	matched := 0
-	for _, s := range subs {
-		profileID, _ := s.String("profile_id")
-		p, known := profiles[profileID]
-		if byID && (!onlyOK || profileID == "" || profileID != onlyID) {
-			continue
-		}
-		if byName {
-			n, _ := p.Name.(string)
-			if !known || !strings.Contains(strings.ToLower(n), name) {
-				continue
-			}
-		}
-		var score, maxPts any
-		state := autograderPending
-		if gr := embedRows(s, "grader_results"); len(gr) > 0 {
-			score, maxPts = gr[0].Value("score"), gr[0].Value("max_score")
-			state = autograderFailed
-			if testPassed(score, maxPts) {
-				state = autograderPassed
-			}
-		}
-		if byStatus && state != status {
-			continue
-		}
-		if hasMin || hasMax {
-			f, ok := jsNumber(score)
-			if score == nil || !ok || (hasMin && f < minScore) || (hasMax && f > maxScore) {
-				continue
-			}
-		}
-		k := jsString(s.Value("id"), true)
-		if byRegrade && (total[k] > 0) != wantRegrade {
-			continue
-		}
-		matched++
-		if len(out) == limit {
-			continue
-		}
-		var studentID, studentName any
-		if known {
-			studentID, studentName = orNull(p.ID), orNull(p.Name)
-		}
-		out = append(out, jsjson.NewObject(12).
-			Set("id", s.Value("id")).
-			Set("created_at", s.Value("created_at")).
-			Set("ordinal", s.Value("ordinal")).
-			Set("is_active", s.Value("is_active")).
-			Set("student_profile_id", studentID).
-			Set("student_name", studentName).
-			Set("assignment_group_id", s.Value("assignment_group_id")).
-			Set("score", score).
-			Set("max_score", maxPts).
-			Set("autograder_status", state).
-			Set("regrade_requests", float64(total[k])).
-			Set("open_regrade_requests", float64(open[k])))
+	score, maxPts, state := autograderScore(s)
+	if f.byStatus && state != f.status {
+		return searchedSubmission{}, false
 	}
-	return jsjson.NewObject(5).
-		Set("class_id", c.Args.Value("class_id")).
-		Set("assignment_id", c.Args.Value("assignment_id")).
-		Set("submissions", out).
-		Set("total_matched", float64(matched)).
-		Set("truncated", truncated), nil
+	if f.hasMin || f.hasMax {
+		v, ok := jsNumber(score)
+		if score == nil || !ok || (f.hasMin && v < f.minScore) || (f.hasMax && v > f.maxScore) {
+			return searchedSubmission{}, false
+		}
+	}
+	k := rowKey(s, "id")
+	if f.byRegrade && (total[k] > 0) != f.wantRegrade {
+		return searchedSubmission{}, false
+	}
+	item := searchedSubmission{
+		ID: numberOf(s.Value("id")), CreatedAt: stringOf(s.Value("created_at")), Ordinal: numberOf(s.Value("ordinal")),
+		IsActive: boolOf(s.Value("is_active")), AssignmentGroupID: nullableNumber(s.Value("assignment_group_id")),
+		Score: nullableNumber(score), MaxScore: nullableNumber(maxPts), AutograderStatus: state,
+		RegradeRequests: total[k], OpenRegradeRequests: open[k],
+	}
+	if known {
+		item.StudentProfileID, item.StudentName = nullableString(orNull(p.ID)), nullableString(orNull(p.Name))
+	}
+	return item, true
 }

@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
+	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 )
 
 // Limits of get_student_overview: the latest help requests and posts listed.
@@ -30,7 +31,7 @@ var getStudentOverviewTool = Tool{
 		"limit":{"type":"integer","description":"How many of the latest help requests and posts to list (default 5, at most 20)","default":5,"minimum":1,"maximum":20}},
 		"required":["class_id","student_profile_id"]}`),
 	Scope:   ScopeRead,
-	Handler: getStudentOverview,
+	Handler: typedHandler(getStudentOverview),
 }
 
 // studentOverviewSchema is get_student_overview's value.
@@ -49,6 +50,90 @@ const studentOverviewSchema = `{"anyOf":[{"type":"null"},{"type":"object","requi
 	"latest":{"type":"array","items":{"type":"object","required":["id","subject","created_at","is_question","root","topic_id"],
 	"properties":{"id":{"type":"number"},"subject":{"type":"string"},"created_at":{"type":"string"},"is_question":{"type":"boolean"},"root":{"$ref":"#/$defs/nnumber"},"topic_id":{"type":"number"}},"additionalProperties":false}}},"additionalProperties":false}},"additionalProperties":false}]}`
 
+// studentOverviewResult is get_student_overview's answer (null when the
+// public profile id is not a member the caller may see).
+type studentOverviewResult struct {
+	ClassID          float64              `json:"class_id"`
+	StudentProfileID string               `json:"student_profile_id"`
+	StudentName      *string              `json:"student_name"`
+	Assignments      []assignmentActivity `json:"assignments"`
+	HelpRequests     helpActivity         `json:"help_requests"`
+	DiscussionPosts  postActivity         `json:"discussion_posts"`
+	Truncated        bool                 `json:"truncated"`
+}
+
+// assignmentActivity is the student's submissions to one assignment.
+type assignmentActivity struct {
+	AssignmentID float64          `json:"assignment_id"`
+	Title        *string          `json:"title"`
+	DueDate      *string          `json:"due_date"`
+	Submissions  int              `json:"submissions"`
+	Latest       latestSubmission `json:"latest"`
+}
+
+// latestSubmission is the newest submission to an assignment.
+type latestSubmission struct {
+	ID                float64         `json:"id"`
+	CreatedAt         string          `json:"created_at"`
+	Ordinal           float64         `json:"ordinal"`
+	IsActive          bool            `json:"is_active"`
+	AssignmentGroupID *float64        `json:"assignment_group_id"`
+	Score             *float64        `json:"score"`
+	MaxScore          *float64        `json:"max_score"`
+	AutograderStatus  autograderState `json:"autograder_status"`
+}
+
+// helpActivity is the student's help requests.
+type helpActivity struct {
+	Total    int               `json:"total"`
+	ByStatus helpStatusCounts  `json:"by_status"`
+	Latest   []helpRequestItem `json:"latest"`
+}
+
+// helpStatusCounts counts the help requests by status, in the order the
+// answer lists them.
+type helpStatusCounts struct {
+	Open       int `json:"open"`
+	InProgress int `json:"in_progress"`
+	Resolved   int `json:"resolved"`
+	Closed     int `json:"closed"`
+}
+
+// helpRequestItem is one of the latest help requests.
+type helpRequestItem struct {
+	ID          float64 `json:"id"`
+	Status      string  `json:"status"`
+	Request     string  `json:"request"`
+	CreatedAt   string  `json:"created_at"`
+	HelpQueueID float64 `json:"help_queue_id"`
+}
+
+// postActivity is the student's discussion posts.
+type postActivity struct {
+	Total     int        `json:"total"`
+	Questions int        `json:"questions"`
+	Latest    []postItem `json:"latest"`
+}
+
+// postItem is one of the latest posts.
+type postItem struct {
+	ID         float64  `json:"id"`
+	Subject    string   `json:"subject"`
+	CreatedAt  string   `json:"created_at"`
+	IsQuestion bool     `json:"is_question"`
+	Root       *float64 `json:"root"`
+	TopicID    float64  `json:"topic_id"`
+}
+
+// studentActivity is what get_student_overview read of one student: the
+// class's assignments and, each newest first, the student's (and their
+// groups') submissions, help requests and posts; truncated says a list
+// was longer than maxRows.
+type studentActivity struct {
+	assignments, subs, helps, posts []*jsjson.Object
+	truncated                       bool
+}
+
 // getStudentOverview translates the public profile to the private one
 // (docs/contract/tools.md §1.3), then reads the student's groups,
 // submissions, help requests and posts under the caller's row-level
@@ -56,7 +141,7 @@ const studentOverviewSchema = `{"anyOf":[{"type":"null"},{"type":"object","requi
 // under the pseudonym (or anonymously, which Pawtograder stores the same
 // way) is not tied to the student. Each list is read up to maxRows rows;
 // truncated says one was longer.
-func getStudentOverview(ctx context.Context, c *Call) (any, error) {
+func getStudentOverview(ctx context.Context, c *Call) (*studentOverviewResult, error) {
 	cid := arg(c.Args, "class_id")
 	publicID := arg(c.Args, "student_profile_id")
 	privateID, ok := c.privateProfileID(ctx, cid, publicID)
@@ -64,70 +149,95 @@ func getStudentOverview(ctx context.Context, c *Call) (any, error) {
 		return nil, nil
 	}
 	profile := c.publicProfiles(ctx, cid, []string{privateID})[privateID]
+	read := c.readStudentActivity(ctx, cid, privateID)
+	limit := boundedLimit(c, "limit", studentOverviewDefault, studentOverviewMax)
+	return &studentOverviewResult{
+		ClassID:          numberOf(c.Args.Value("class_id")),
+		StudentProfileID: publicID,
+		StudentName:      nullableString(orNull(profile.Name)),
+		Assignments:      assignmentActivities(read.subs, read.assignments),
+		HelpRequests:     helpActivityOf(read.helps, limit),
+		DiscussionPosts:  postActivityOf(read.posts, limit),
+		Truncated:        read.truncated,
+	}, nil
+}
 
+// readStudentActivity runs get_student_overview's reads concurrently; the
+// submissions follow the groups, whose submissions count as the
+// student's.
+func (c *Call) readStudentActivity(ctx context.Context, cid, privateID string) studentActivity {
 	var (
-		groups, assignments, subs, helps, posts []*jsjson.Object
-		over                                    [3]bool
+		read studentActivity
+		over [3]bool
 	)
+	// newest reads up to maxRows rows of q, noting a longer list in over.
+	newest := func(ctx context.Context, q *postgrest.Query, over *bool) []*jsjson.Object {
+		raw, err := q.Limit(maxRows + 1).Rows(ctx)
+		rows, _ := c.pgRows(ctx, raw, err)
+		if len(rows) > maxRows {
+			rows, *over = rows[:maxRows], true
+		}
+		return rows
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
-		raw, err := c.DB.From("assignment_groups_members").Select("assignment_group_id").
-			Eq("class_id", cid).Eq("profile_id", privateID).Order("id", true).Limit(maxRows).Rows(gctx)
-		groups, _ = c.pgRows(gctx, raw, err)
-		ids := make([]string, 0, len(groups))
-		for _, r := range groups {
-			ids = append(ids, jsString(r.Value("assignment_group_id"), true))
-		}
-		owner := "profile_id.eq." + privateID
-		if len(ids) > 0 {
-			owner += ",assignment_group_id.in.(" + strings.Join(ids, ",") + ")"
-		}
-		raw, err = c.DB.From("submissions").
+		owner := c.submissionOwners(gctx, cid, privateID)
+		read.subs = newest(gctx, c.DB.From("submissions").
 			Select("id,assignment_id,created_at,ordinal,is_active,assignment_group_id,grader_results!grader_results_submission_id_fkey(score,max_score)").
 			Eq("class_id", cid).Or(owner).
-			Order("created_at", false).Order("id", false).Limit(maxRows + 1).Rows(gctx)
-		subs, _ = c.pgRows(gctx, raw, err)
-		if len(subs) > maxRows {
-			subs, over[0] = subs[:maxRows], true
-		}
+			Order("created_at", false).Order("id", false), &over[0])
 		return nil
 	})
 	g.Go(func() error {
 		raw, err := c.DB.From("assignments").Select("id,title,due_date").Eq("class_id", cid).Order("id", true).Limit(maxRows).Rows(gctx)
-		assignments, _ = c.pgRows(gctx, raw, err)
+		read.assignments, _ = c.pgRows(gctx, raw, err)
 		return nil
 	})
 	g.Go(func() error {
-		raw, err := c.DB.From("help_request_students").
+		read.helps = newest(gctx, c.DB.From("help_request_students").
 			Select("help_request_id,help_requests!help_request_students_help_request_id_fkey(id,status,request,created_at,help_queue)").
-			Eq("class_id", cid).Eq("profile_id", privateID).Order("help_request_id", false).Limit(maxRows + 1).Rows(gctx)
-		helps, _ = c.pgRows(gctx, raw, err)
-		if len(helps) > maxRows {
-			helps, over[1] = helps[:maxRows], true
-		}
+			Eq("class_id", cid).Eq("profile_id", privateID).Order("help_request_id", false), &over[1])
 		return nil
 	})
 	g.Go(func() error {
-		raw, err := c.DB.From("discussion_threads").Select("id,subject,created_at,is_question,root,topic_id").
+		read.posts = newest(gctx, c.DB.From("discussion_threads").Select("id,subject,created_at,is_question,root,topic_id").
 			Eq("class_id", cid).Eq("author", privateID).Eq("draft", "false").
-			Order("created_at", false).Order("id", false).Limit(maxRows + 1).Rows(gctx)
-		posts, _ = c.pgRows(gctx, raw, err)
-		if len(posts) > maxRows {
-			posts, over[2] = posts[:maxRows], true
-		}
+			Order("created_at", false).Order("id", false), &over[2])
 		return nil
 	})
 	_ = g.Wait()
-	limit := boundedLimit(c, "limit", studentOverviewDefault, studentOverviewMax)
+	read.truncated = over[0] || over[1] || over[2]
+	return read
+}
 
-	// Submissions arrive newest first, so the first per assignment is the latest.
+// submissionOwners reads the student's groups and returns the PostgREST
+// or-filter of the submissions that count as the student's: their own and
+// their groups'.
+func (c *Call) submissionOwners(ctx context.Context, cid, privateID string) string {
+	raw, err := c.DB.From("assignment_groups_members").Select("assignment_group_id").
+		Eq("class_id", cid).Eq("profile_id", privateID).Order("id", true).Limit(maxRows).Rows(ctx)
+	groups, _ := c.pgRows(ctx, raw, err)
+	ids := make([]string, 0, len(groups))
+	for _, r := range groups {
+		ids = append(ids, rowKey(r, "assignment_group_id"))
+	}
+	owner := "profile_id.eq." + privateID
+	if len(ids) > 0 {
+		owner += ",assignment_group_id.in.(" + strings.Join(ids, ",") + ")"
+	}
+	return owner
+}
+
+// assignmentActivities groups the submissions (newest first, so the first
+// per assignment is the latest) by assignment, in assignment id order.
+func assignmentActivities(subs, assignments []*jsjson.Object) []assignmentActivity {
 	type perAssignment struct {
 		count  int
 		latest *jsjson.Object
 	}
 	byAssignment := map[string]*perAssignment{}
 	for _, s := range subs {
-		k := jsString(s.Value("assignment_id"), true)
+		k := rowKey(s, "assignment_id")
 		pa, ok := byAssignment[k]
 		if !ok {
 			pa = &perAssignment{latest: s}
@@ -137,7 +247,7 @@ func getStudentOverview(ctx context.Context, c *Call) (any, error) {
 	}
 	titles := map[string]*jsjson.Object{}
 	for _, a := range assignments {
-		titles[jsString(a.Value("id"), true)] = a
+		titles[rowKey(a, "id")] = a
 	}
 	keys := make([]string, 0, len(byAssignment))
 	for k := range byAssignment {
@@ -148,38 +258,28 @@ func getStudentOverview(ctx context.Context, c *Call) (any, error) {
 		b, _ := jsNumber(byAssignment[keys[j]].latest.Value("assignment_id"))
 		return a < b
 	})
-	perA := make([]any, 0, len(keys))
+	out := make([]assignmentActivity, 0, len(keys))
 	for _, k := range keys {
-		pa := byAssignment[k]
-		s := pa.latest
-		var score, maxPts any
-		state := autograderPending
-		if gr := embedRows(s, "grader_results"); len(gr) > 0 {
-			score, maxPts = gr[0].Value("score"), gr[0].Value("max_score")
-			state = autograderFailed
-			if testPassed(score, maxPts) {
-				state = autograderPassed
-			}
-		}
-		a := titles[k]
-		perA = append(perA, jsjson.NewObject(5).
-			Set("assignment_id", s.Value("assignment_id")).
-			Set("title", a.Value("title")).
-			Set("due_date", a.Value("due_date")).
-			Set("submissions", float64(pa.count)).
-			Set("latest", jsjson.NewObject(8).
-				Set("id", s.Value("id")).
-				Set("created_at", s.Value("created_at")).
-				Set("ordinal", s.Value("ordinal")).
-				Set("is_active", s.Value("is_active")).
-				Set("assignment_group_id", s.Value("assignment_group_id")).
-				Set("score", score).
-				Set("max_score", maxPts).
-				Set("autograder_status", state)))
+		s, a := byAssignment[k].latest, titles[k]
+		score, maxPts, state := autograderScore(s)
+		out = append(out, assignmentActivity{
+			AssignmentID: numberOf(s.Value("assignment_id")),
+			Title:        nullableString(a.Value("title")), DueDate: nullableString(a.Value("due_date")),
+			Submissions: byAssignment[k].count,
+			Latest: latestSubmission{
+				ID: numberOf(s.Value("id")), CreatedAt: stringOf(s.Value("created_at")), Ordinal: numberOf(s.Value("ordinal")),
+				IsActive: boolOf(s.Value("is_active")), AssignmentGroupID: nullableNumber(s.Value("assignment_group_id")),
+				Score: nullableNumber(score), MaxScore: nullableNumber(maxPts), AutograderStatus: state,
+			},
+		})
 	}
+	return out
+}
 
-	// Help requests: only those the embed shows (RLS on help_requests),
-	// newest first by creation, then id.
+// helpActivityOf counts the help requests the embed shows (row-level
+// security on help_requests) by status and lists the latest limit, newest
+// first by creation, then id.
+func helpActivityOf(helps []*jsjson.Object, limit int) helpActivity {
 	var reqs []*jsjson.Object
 	for _, h := range helps {
 		if r := embedRows(h, "help_requests"); len(r) > 0 {
@@ -196,49 +296,37 @@ func getStudentOverview(ctx context.Context, c *Call) (any, error) {
 		b, _ := jsNumber(reqs[j].Value("id"))
 		return a > b
 	})
-	byStatus := jsjson.NewObject(4)
-	for _, st := range []string{"open", "in_progress", "resolved", "closed"} {
-		n := 0
-		for _, r := range reqs {
-			if s, _ := r.String("status"); s == st {
-				n++
-			}
+	out := helpActivity{Total: len(reqs), Latest: make([]helpRequestItem, 0, min(limit, len(reqs)))}
+	counts := map[string]*int{"open": &out.ByStatus.Open, "in_progress": &out.ByStatus.InProgress,
+		"resolved": &out.ByStatus.Resolved, "closed": &out.ByStatus.Closed}
+	for _, r := range reqs {
+		if n, ok := counts[stringOf(r.Value("status"))]; ok {
+			*n++
 		}
-		byStatus.Set(st, float64(n))
 	}
-	latestHelp := make([]any, 0, min(limit, len(reqs)))
 	for _, r := range reqs[:min(limit, len(reqs))] {
-		latestHelp = append(latestHelp, jsjson.NewObject(5).
-			Set("id", r.Value("id")).
-			Set("status", r.Value("status")).
-			Set("request", r.Value("request")).
-			Set("created_at", r.Value("created_at")).
-			Set("help_queue_id", r.Value("help_queue")))
+		out.Latest = append(out.Latest, helpRequestItem{
+			ID: numberOf(r.Value("id")), Status: stringOf(r.Value("status")), Request: stringOf(r.Value("request")),
+			CreatedAt: stringOf(r.Value("created_at")), HelpQueueID: numberOf(r.Value("help_queue")),
+		})
 	}
+	return out
+}
 
-	questions := 0
+// postActivityOf counts the posts and questions and lists the latest
+// limit.
+func postActivityOf(posts []*jsjson.Object, limit int) postActivity {
+	out := postActivity{Total: len(posts), Latest: make([]postItem, 0, min(limit, len(posts)))}
 	for _, p := range posts {
 		if p.Value("is_question") == true {
-			questions++
+			out.Questions++
 		}
 	}
-	latestPosts := make([]any, 0, min(limit, len(posts)))
 	for _, p := range posts[:min(limit, len(posts))] {
-		latestPosts = append(latestPosts, p)
+		out.Latest = append(out.Latest, postItem{
+			ID: numberOf(p.Value("id")), Subject: stringOf(p.Value("subject")), CreatedAt: stringOf(p.Value("created_at")),
+			IsQuestion: boolOf(p.Value("is_question")), Root: nullableNumber(p.Value("root")), TopicID: numberOf(p.Value("topic_id")),
+		})
 	}
-
-	return jsjson.NewObject(7).
-		Set("class_id", c.Args.Value("class_id")).
-		Set("student_profile_id", publicID).
-		Set("student_name", orNull(profile.Name)).
-		Set("assignments", perA).
-		Set("help_requests", jsjson.NewObject(3).
-			Set("total", float64(len(reqs))).
-			Set("by_status", byStatus).
-			Set("latest", latestHelp)).
-		Set("discussion_posts", jsjson.NewObject(3).
-			Set("total", float64(len(posts))).
-			Set("questions", float64(questions)).
-			Set("latest", latestPosts)).
-		Set("truncated", over[0] || over[1] || over[2]), nil
+	return out
 }
