@@ -8,8 +8,12 @@
 //     (failed first, filterable, each output expandable and fetched with
 //     get_test_output when missing) and the submitted files as a tree with a
 //     line-numbered viewer (get_submission_files when contents are missing);
+//     the counts are the whole submission's even for an only_failed list,
+//     and tests with is_released false are marked hidden from the student;
 //   - ui://pawtograder/help-request, for get_help_request: the question and
-//     the thread with the pseudonymous names the tool returns, the linked
+//     the thread with the pseudonymous names the tool returns (staff-only
+//     messages and the caller's own marked when a result carries
+//     instructors_only and is_caller), the linked
 //     submission's test summary and a button that opens its review
 //     (get_submission through the host);
 //   - ui://pawtograder/assignment, for get_assignment and

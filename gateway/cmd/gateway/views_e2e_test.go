@@ -52,6 +52,7 @@ type viewHostReport struct {
 	Reads              map[string]map[string]any  `json:"reads"`
 	ReadUnknown        any                        `json:"readUnknown"`
 	ToolCalls          []sdkCall                  `json:"toolCalls"`
+	RefusedCalls       []sdkCall                  `json:"refusedCalls"`
 	Blocked            []string                   `json:"blocked"`
 	Requests           []string                   `json:"requests"`
 	ConsoleErrors      []string                   `json:"consoleErrors"`
@@ -249,6 +250,7 @@ func TestViewsInBrowserHost(t *testing.T) {
 			"help-dark-360": {"button-name", "list"}, "assignment-dark-360": {"definition-list"},
 			"queues-light": {"definition-list", "td-headers-attr"}, "queues-dark-375": {"definition-list", "td-headers-attr"},
 			"grading-light": {"definition-list", "td-headers-attr", "role-img-alt"}, "grading-dark-375": {"definition-list", "td-headers-attr", "role-img-alt"},
+			"review-only-failed": {"button-name", "td-headers-attr"}, "help-fields-dark-375": {"button-name", "list"},
 		} {
 			v, ok := got.A11y[name]
 			if !ok {
@@ -277,8 +279,14 @@ func TestViewsInBrowserHost(t *testing.T) {
 			{"get_test_output", map[string]any{"submission_id": 2.0, "class_id": 1.0, "test_id": 4.0}},
 			{"get_submission_files", map[string]any{"submission_id": 2.0, "class_id": 1.0, "glob_pattern": "README.md"}},
 			{"get_submission", map[string]any{"submission_id": 3.0, "class_id": 1.0, "include_test_output": true, "include_files": true}},
+			// only_failed: the view fetches the submission for its totals
+			// (refused the second time).
+			{"list_submission_tests", map[string]any{"submission_id": 2.0, "class_id": 1.0, "only_failed": true}},
+			{"get_submission", map[string]any{"submission_id": 2.0, "class_id": 1.0}},
+			{"list_submission_tests", map[string]any{"submission_id": 2.0, "class_id": 1.0, "only_failed": true}},
 			{"get_help_request", map[string]any{"help_request_id": 1.0, "class_id": 1.0}},
 			{"get_submission", map[string]any{"submission_id": 2.0, "class_id": 1.0, "include_test_output": true, "include_files": true}},
+			{"get_help_request", map[string]any{"help_request_id": 1.0, "class_id": 1.0}}, // with the fields added
 			{"get_submissions_for_student", map[string]any{"student_profile_id": samPublic, "assignment_id": 1.0, "class_id": 1.0}},
 			{"get_assignment", map[string]any{"assignment_id": 1.0, "class_id": 1.0}},
 			{"get_help_queue_overview", map[string]any{"class_id": 1.0}},
@@ -292,6 +300,10 @@ func TestViewsInBrowserHost(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, got.ToolCalls); diff != "" {
 			t.Errorf("tools/call requests (-want +got):\n%s", diff)
+		}
+		refused := []sdkCall{{"get_submission", map[string]any{"submission_id": 2.0, "class_id": 1.0}}}
+		if diff := cmp.Diff(refused, got.RefusedCalls); diff != "" {
+			t.Errorf("tools/call requests the host refused (-want +got):\n%s", diff)
 		}
 	})
 
@@ -321,9 +333,10 @@ func TestViewsInBrowserHost(t *testing.T) {
 			"focusedTest":    "4",
 			"sizedByView":    true,
 			"passedOnly":     []any{"testHello"},
-			// The README's <script> line is text, never markup.
+			// The README's <script> line is text, never markup; the tools
+			// mark its line separator visibly (S30).
 			"readmeLines": []any{
-				"# Hello, wörld", "", "Café é — 日本語のテキスト — emoji 🐾🎉", "<script>&</script>", "before\u2028after",
+				"# Hello, wörld", "", "Café é — 日本語のテキスト — emoji 🐾🎉", "<script>&</script>", "before[U+2028]after",
 			},
 			"scriptElements": 1.0,
 			"summary":        "Submission #2\n\nPurple Penguin · attempt 2 · Jan 16, 2026, 10:00 AM\n\nScore\n72.5 / 100\nTests\n1 passed · 3 failed\nLint\npassed\nStatus\nEarlier submission\nCommit\n222222222222",
@@ -341,6 +354,20 @@ func TestViewsInBrowserHost(t *testing.T) {
 		})
 	})
 
+	t.Run("only failed tests", func(t *testing.T) {
+		// list_submission_tests with only_failed lists tests 4, 5 and 6 of
+		// submission 2 and a summary of those three (0 passed, 3 failed).
+		// The counts shown are the submission's (1 of 4 passed), from the
+		// get_submission the view makes; without it the view says only
+		// what it knows.
+		summary := "Submission #2\n\nPurple Penguin · attempt 2 · Jan 16, 2026, 10:00 AM\n\nScore\n72.5 / 100\nTests\n1 passed · 3 failed\nLint\npassed\nStatus\nEarlier submission\nCommit\n222222222222"
+		rows := []any{"testGoodbye", "testNullScore", "testHidden"}
+		scenario(t, "reviewOnlyFailed", map[string]any{
+			"withSubmission": map[string]any{"summary": summary, "rows": rows, "scope": "Showing failed tests only; 1 passed test is not listed."},
+			"alone":          map[string]any{"summary": "Submission #2\nTests\n3 failed", "rows": rows, "scope": "Showing failed tests only."},
+		})
+	})
+
 	t.Run("help request", func(t *testing.T) {
 		scenario(t, "help", map[string]any{
 			"heading":  "Help request #1",
@@ -348,14 +375,45 @@ func TestViewsInBrowserHost(t *testing.T) {
 			// Pseudonyms exactly as get_help_request returns them; message
 			// 3's author is a public profile, which the tool's translation
 			// does not name (author_name null).
-			"authors":       []any{"Purple Penguin", "Busy Beaver", "Unknown author", "Wise Owl"},
-			"messages":      []any{"I get an NPE when calling greet().", "Did you initialise the name field?", "Yes — still failing 😕", "Staff note: known handout bug, see Piazza."},
-			"staff":         []any{false, true, false, true},
-			"failing":       []any{"testGoodbye", "testNullScore", "testHidden"},
+			"authors":  []any{"Purple Penguin", "Busy Beaver", "Unknown author", "Wise Owl"},
+			"messages": []any{"I get an NPE when calling greet().", "Did you initialise the name field?", "Yes — still failing 😕", "Staff note: known handout bug, see Piazza."},
+			"staff":    []any{false, true, false, true},
+			"failing":  []any{"testGoodbye", "testNullScore", "testHidden"},
+			// Test 6 is not released to the student (is_released false).
+			"failingHidden": []any{nil, nil, "hidden from the student"},
 			"reviewHeading": "Submission #2",
 			"reviewRows":    []any{"testGoodbye", "testNullScore", "testHidden", "testHello"},
+			"reviewHidden":  []any{nil, nil, "hidden from the student", nil},
 			"focused":       "Submission #2",
 		})
+	})
+
+	t.Run("help request: staff only and you", func(t *testing.T) {
+		// get_help_request names neither a message's instructors_only nor
+		// whether its author is the caller; the view shows them when a
+		// result carries messages[].instructors_only and
+		// messages[].is_caller, here added as the seed has them.
+		scenario(t, "helpFields", map[string]any{
+			"staffOnly": []any{nil, nil, nil, "Staff only"},
+			"you":       []any{nil, nil, nil, "you"},
+			"labels": []any{"Message from Purple Penguin", "Message from Busy Beaver", "Message from unknown author",
+				"Message from Wise Owl (you), staff only"},
+		})
+	})
+
+	t.Run("layout at 375 and 1280 px", func(t *testing.T) {
+		// Nothing reaches past the frame outside a box that scrolls, and no
+		// word is broken inside (the assignment's "Status" once rendered as
+		// "St/at/us"): narrow tables scroll inside their region instead.
+		want := map[string]any{}
+		for _, view := range []string{"review", "help", "assignment", "queues", "grading"} {
+			for _, width := range []string{"375", "1280"} {
+				for _, theme := range []string{"light", "dark"} {
+					want[view+"-"+theme+"-"+width] = map[string]any{"colorScheme": theme, "overflowX": 0.0, "outside": []any{}, "broken": []any{}}
+				}
+			}
+		}
+		scenario(t, "layout", want)
 	})
 
 	t.Run("dark at 360 and 375 px", func(t *testing.T) {

@@ -18,7 +18,8 @@ function testSummaryOf(s) {
     out.push(el("p", { class: "muted", text: "Failing:" }));
     out.push(el("ul", { class: "failing" }, failed.map(function (t) {
       return el("li", null, [el("span", { class: "test-name", text: t.name }), " ",
-        el("span", { class: "muted", text: fmtNumber(t.score) + " / " + fmtNumber(t.max_score) })]);
+        el("span", { class: "muted", text: fmtNumber(t.score) + " / " + fmtNumber(t.max_score) }),
+        t.is_released === false ? " " : null, hiddenMarker(t)]);
     })));
   }
   return el("div", null, out);
@@ -41,10 +42,17 @@ function renderHelp(root, v, args) {
   if (!msgs.length) thread.appendChild(el("p", { class: "muted", text: "No messages yet." }));
   else {
     thread.appendChild(el("ol", { class: "thread" }, msgs.map(function (m) {
-      return el("li", { class: "card" }, [
-        el("article", { "aria-label": "Message from " + (m.author_name || "unknown author") }, [
+      // instructors_only: the message is hidden from students, so a public
+      // reply must not repeat it; is_caller: the caller wrote it. The tool
+      // returns neither yet (docs/views.md); they are shown when present.
+      var staffOnly = m.instructors_only === true, mine = m.is_caller === true;
+      var label = "Message from " + (m.author_name || "unknown author") + (mine ? " (you)" : "") + (staffOnly ? ", staff only" : "");
+      return el("li", { class: "card" + (staffOnly ? " staff-only-message" : "") }, [
+        el("article", { "aria-label": label }, [
           el("p", null, [el("strong", { class: "author", text: m.author_name || "Unknown author" }), " ",
+            mine ? el("span", { class: "badge you", text: "you" }) : null, mine ? " " : null,
             m.is_staff ? el("span", { class: "badge staff", text: "Staff" }) : null, " ",
+            staffOnly ? el("span", { class: "badge staff-only", text: "Staff only" }) : null, staffOnly ? " " : null,
             el("span", { class: "muted", text: fmtDate(m.created_at) })]),
           el("p", { class: "message", text: m.content === null || m.content === undefined ? "" : m.content }),
         ]),

@@ -7,8 +7,9 @@ function newReview(args) {
   return {
     args: args || {},
     submission: null, // get_submission's value
-    tests: null,      // [{id, name, part, score, max_score, passed, output?, output_format?}]
-    summary: null,
+    tests: null,      // [{id, name, part, score, max_score, passed, output?, output_format?, is_released?}]
+    summary: null,    // list_submission_tests' summary, which covers the listed tests only
+    listed: false,    // st.tests came from list_submission_tests
     files: null,      // [{name, contents?, size?}]
     expanded: new Set(),
     filter: "all",
@@ -59,19 +60,55 @@ function absorbTestOutput(st, value) {
   return t.id;
 }
 
+// failedOnly says whether st.tests lists the failed tests only: the call
+// asked for only_failed or, for hosts that send no tool input, the list is
+// shorter than the submission's tests and holds no passed test.
+function failedOnly(st) {
+  if (!st.listed) return false;
+  if (st.args.only_failed === true) return true;
+  var g = st.submission && st.submission.grader_result;
+  var tests = st.tests || [];
+  return isObject(g) && typeof g.test_count === "number" && tests.length < g.test_count &&
+    tests.every(function (t) { return !t.passed; });
+}
+
+// testTotals returns the submission's {passed, failed} test counts, passed
+// null when unknown (failed tests listed and no totals), or null when
+// nothing is known. get_submission's totals describe the whole submission
+// and win; a list of failed tests only says how many failed.
+function testTotals(st) {
+  var g = st.submission && st.submission.grader_result;
+  if (isObject(g) && typeof g.tests_passed === "number" && typeof g.tests_failed === "number") {
+    return { passed: g.tests_passed, failed: g.tests_failed };
+  }
+  if (!st.tests) return null;
+  var nFailed = st.tests.filter(function (t) { return !t.passed; }).length;
+  if (failedOnly(st)) return { passed: null, failed: nFailed };
+  if (!st.tests.length) return null;
+  return { passed: st.tests.length - nFailed, failed: nFailed };
+}
+
+// hiddenMarker marks a test the student does not see (is_released false).
+function hiddenMarker(t) {
+  return t.is_released === false ? el("span", { class: "badge hidden-test", text: "hidden from the student" }) : null;
+}
+
 function reviewHeader(st) {
   var s = st.submission;
   var g = s && s.grader_result;
-  var tests = st.tests || [];
-  var nPassed = tests.filter(function (t) { return t.passed; }).length;
-  var nFailed = tests.length - nPassed;
-  if (!tests.length && isObject(g) && typeof g.tests_passed === "number") {
-    nPassed = g.tests_passed; nFailed = g.tests_failed;
-  }
+  var totals = testTotals(st);
   var title = "Submission" + (st.args.submission_id !== undefined ? " #" + st.args.submission_id : "");
   var score = null;
   if (isObject(g)) score = fmtNumber(g.score) + " / " + fmtNumber(g.max_score);
-  else if (st.summary) score = fmtNumber(st.summary.total_score) + " / " + fmtNumber(st.summary.max_score);
+  // The summary of a list of failed tests only is not the submission's score.
+  else if (st.summary && !failedOnly(st)) score = fmtNumber(st.summary.total_score) + " / " + fmtNumber(st.summary.max_score);
+  var testsFact = null;
+  if (totals && totals.passed === null) {
+    testsFact = el("span", { class: totals.failed ? "fail" : "", text: totals.failed + " failed" });
+  } else if (totals) {
+    testsFact = el("span", null, [el("span", { class: "pass", text: totals.passed + " passed" }), " · ",
+      el("span", { class: totals.failed ? "fail" : "", text: totals.failed + " failed" })]);
+  }
   var children = [el("h1", { id: "review-h", tabindex: "-1", text: title })];
   if (s) {
     children.push(el("p", { class: "muted", text: [
@@ -81,10 +118,9 @@ function reviewHeader(st) {
     ].join(" · ") }));
   }
   children.push(facts([
-    ["Score", el("span", { class: "score", text: score === null ? "Not graded" : score })],
-    (tests.length || (isObject(g) && typeof g.tests_passed === "number")) &&
-      ["Tests", el("span", null, [el("span", { class: "pass", text: nPassed + " passed" }), " · ",
-        el("span", { class: nFailed ? "fail" : "", text: nFailed + " failed" })])],
+    // With failed tests only and no grader result, the score is not known.
+    !(score === null && failedOnly(st)) && ["Score", el("span", { class: "score", text: score === null ? "Not graded" : score })],
+    testsFact && ["Tests", testsFact],
     isObject(g) && ["Lint", badge(g.lint_passed === true, "passed", "failed")],
     s && ["Status", s.is_active ? "Active submission" : "Earlier submission"],
     s && s.sha && ["Commit", el("code", { text: String(s.sha).slice(0, 12) })],
@@ -100,22 +136,32 @@ function testsSection(st, ctx) {
     section.appendChild(statusLine(ctx.testsStatus || "Tests not loaded."));
     return section;
   }
+  var onlyFailed = failedOnly(st);
+  if (onlyFailed) {
+    // The tool was asked for the failed tests only: say so, and how many
+    // passed tests the list leaves out when the submission's totals are known.
+    var totals = testTotals(st);
+    var left = totals && totals.passed ? "; " + totals.passed + (totals.passed === 1 ? " passed test is" : " passed tests are") + " not listed." : ".";
+    section.appendChild(el("p", { class: "muted tests-scope", text: "Showing failed tests only" + left }));
+  }
   if (!st.tests.length) {
-    section.appendChild(statusLine("No tests were recorded."));
+    section.appendChild(statusLine(onlyFailed ? "No test failed." : "No tests were recorded."));
     return section;
   }
-  var filterId = "test-filter";
-  var select = el("select", { id: filterId, onchange: function (e) { st.filter = e.target.value; ctx.rerender("filter"); } },
-    [["all", "All tests"], ["failed", "Failed only"], ["passed", "Passed only"]].map(function (o) {
-      return el("option", { value: o[0], selected: st.filter === o[0], text: o[1] });
-    }));
-  section.appendChild(el("div", { class: "toolbar" }, [el("label", { for: filterId, text: "Show" }), select]));
+  if (!onlyFailed) {
+    var filterId = "test-filter";
+    var select = el("select", { id: filterId, onchange: function (e) { st.filter = e.target.value; ctx.rerender("filter"); } },
+      [["all", "All tests"], ["failed", "Failed only"], ["passed", "Passed only"]].map(function (o) {
+        return el("option", { value: o[0], selected: st.filter === o[0], text: o[1] });
+      }));
+    section.appendChild(el("div", { class: "toolbar" }, [el("label", { for: filterId, text: "Show" }), select]));
+  }
 
   var sorted = st.tests.slice().sort(function (a, b) {
     if (a.passed !== b.passed) return a.passed ? 1 : -1; // failed first
     return (a.id || 0) - (b.id || 0);
   }).filter(function (t) {
-    return st.filter === "all" || (st.filter === "failed" ? !t.passed : t.passed);
+    return onlyFailed || st.filter === "all" || (st.filter === "failed" ? !t.passed : t.passed);
   });
 
   var tbody = el("tbody");
@@ -129,7 +175,7 @@ function testsSection(st, ctx) {
       onclick: function () { ctx.toggleOutput(t); },
     }, [(open ? "▾ " : "▸ "), el("span", { class: "test-name", text: t.name })]);
     tbody.appendChild(el("tr", { class: t.passed ? "passed" : "failed", "data-test-id": t.id }, [
-      el("td", { class: "test" }, [toggle, part === "–" ? null : el("span", { class: "part-inline muted", text: part })]),
+      el("td", { class: "test" }, [toggle, part === "–" ? null : el("span", { class: "part-inline muted", text: part }), hiddenMarker(t)]),
       el("td", { class: "col-part", text: part }),
       el("td", { class: "num", text: fmtNumber(t.score) + " / " + fmtNumber(t.max_score) }),
       el("td", null, [badge(t.passed, "Passed", "Failed")]),
@@ -331,7 +377,7 @@ function mountReview(root, args) {
     if (!st.tests) {
       ctx.testsStatus = "Loading tests…";
       calls.push(bridge.callTool("list_submission_tests", { submission_id: sid, class_id: cid }).then(function (v) {
-        if (isObject(v) && Array.isArray(v.tests)) { absorbTests(st, v.tests); st.summary = v.summary; }
+        if (isObject(v) && Array.isArray(v.tests)) { absorbTests(st, v.tests); st.summary = v.summary; st.listed = true; }
       }, function (e) { ctx.testsStatus = "Could not load the tests: " + e.message; }).then(function () {
         if (st.focusTest) absorbTestOutput(st, { test: st.focusTest });
       }));
@@ -348,7 +394,7 @@ function mountReview(root, args) {
       fillIn();
     },
     fromTests: function (v) {
-      if (isObject(v) && Array.isArray(v.tests)) { absorbTests(st, v.tests); st.summary = v.summary; }
+      if (isObject(v) && Array.isArray(v.tests)) { absorbTests(st, v.tests); st.summary = v.summary; st.listed = true; }
       fillIn();
     },
     fromTestOutput: function (v) {

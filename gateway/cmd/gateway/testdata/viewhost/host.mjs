@@ -39,7 +39,7 @@ const servePort = serveMode ? Number(outDir ?? 8787) : 0;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const UI = "io.modelcontextprotocol/ui";
 const MIME = "text/html;profile=mcp-app";
-const out = { toolCalls: [], blocked: [], requests: [], consoleErrors: [], scenarios: {} };
+const out = { toolCalls: [], refusedCalls: [], blocked: [], requests: [], consoleErrors: [], scenarios: {} };
 
 // ---- 1. The SDK client ------------------------------------------------------
 const transport = new StreamableHTTPClientTransport(new URL(endpoint), {
@@ -71,8 +71,11 @@ try {
   out.readUnknown = { code: e.code ?? null, message: e.message };
 }
 
+// callLog receives every tools/call; the layout pass (section 5) keeps its
+// calls out of out.toolCalls.
+let callLog = out.toolCalls;
 async function callGateway(params) {
-  out.toolCalls.push({ name: params.name, arguments: params.arguments ?? {} });
+  callLog.push({ name: params.name, arguments: params.arguments ?? {} });
   return client.callTool({ name: params.name, arguments: params.arguments ?? {} });
 }
 
@@ -221,8 +224,11 @@ window.modernHost = async (endpoint, token, ui, mime) => {
 }
 
 // hostView opens a fresh page at width × 800 and renders the view for one
-// real tool call.
-async function hostView(name, { uri, tool, args, theme = "light", width = 760 }) {
+// real tool call. transform(value) may change the tool's value before the
+// view sees it (both the structuredContent and the text block); the tools
+// the view calls that are named in refuse fail at the host (recorded in
+// out.refusedCalls, not sent).
+async function hostView(name, { uri, tool, args, theme = "light", width = 760, transform, refuse = [] }) {
   const context = await browser.newContext({ viewport: { width, height: 800 }, colorScheme: theme });
   await context.route("**/*", (route) => {
     const url = route.request().url();
@@ -234,9 +240,19 @@ async function hostView(name, { uri, tool, args, theme = "light", width = 760 })
   page.on("request", (r) => out.requests.push(r.url()));
   page.on("console", (m) => { if (m.type() === "error") out.consoleErrors.push(`${name}: ${m.text()}`); });
   page.on("pageerror", (e) => out.consoleErrors.push(`${name}: ${e.message}`));
-  await page.exposeFunction("hostCallTool", callGateway);
+  await page.exposeFunction("hostCallTool", async (params) => {
+    if (refuse.includes(params.name)) {
+      out.refusedCalls.push({ name: params.name, arguments: params.arguments ?? {} });
+      throw new Error("refused by the test host");
+    }
+    return callGateway(params);
+  });
   await page.goto(origin + "/host.html");
-  const result = await callGateway({ name: tool, arguments: args });
+  let result = await callGateway({ name: tool, arguments: args });
+  if (transform) {
+    const value = transform(structuredClone(result.structuredContent.result));
+    result = { ...result, structuredContent: { result: value }, content: [{ type: "text", text: JSON.stringify(value) }] };
+  }
   const view = views[uri];
   await page.evaluate((spec) => window.hostView(spec), {
     html: view.text, csp: view._meta?.ui?.csp, theme, width, title: name,
@@ -276,6 +292,48 @@ async function audit(page, name) {
 }
 
 const texts = (loc) => loc.evaluateAll((els) => els.map((e) => e.textContent.trim()));
+
+// layoutReport runs in a view's document: its colour scheme, how far it
+// scrolls sideways, the elements that reach past its width outside any box
+// that scrolls or clips, and the words broken across lines.
+function layoutReport(html) {
+  const width = html.clientWidth;
+  const name = (e) => e.tagName.toLowerCase() + (e.className && typeof e.className === "string" ? "." + e.className.trim().split(/\s+/).join(".") : "") +
+    ` "${(e.textContent || "").trim().slice(0, 30)}"`;
+  const clipped = (e) => {
+    for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) {
+      if (getComputedStyle(a).overflowX !== "visible") return true;
+    }
+    return false;
+  };
+  const outside = [];
+  for (const e of document.body.querySelectorAll("*")) {
+    if (e.closest(".visually-hidden")) continue;
+    const r = e.getBoundingClientRect();
+    if (!r.width && !r.height) continue;
+    if ((r.left < -0.5 || r.right > width + 0.5) && !clipped(e)) outside.push(name(e));
+  }
+  // Words are split at white space and dashes, after which a browser may
+  // wrap; a word drawn on more than one line was broken inside.
+  const broken = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const p = n.parentElement;
+    if (!p || p.closest("pre, code, .code, svg, select, .visually-hidden, .request-text")) continue;
+    for (const m of n.data.matchAll(/[^\s\-\u2010-\u2014]+/g)) {
+      const range = document.createRange();
+      range.setStart(n, m.index);
+      range.setEnd(n, m.index + m[0].length);
+      const lines = new Set(Array.from(range.getClientRects()).filter((r) => r.width > 0).map((r) => Math.round(r.bottom)));
+      if (lines.size > 1) broken.push(m[0]);
+    }
+  }
+  return {
+    colorScheme: getComputedStyle(html).colorScheme,
+    overflowX: html.scrollWidth - html.clientWidth,
+    outside, broken,
+  };
+}
 
 try {
   out.modern = await modernInBrowser();
@@ -344,6 +402,31 @@ try {
     await context.close();
   }
 
+  // Submission review from list_submission_tests with only_failed (the call
+  // Pawtograder's AI Help suggests): its summary counts only the returned,
+  // failed tests. The counts shown are the whole submission's, from the
+  // get_submission the view makes; when that call fails, the view says how
+  // many failed and that only failed tests are listed, never "0 passed".
+  {
+    const s = {};
+    for (const [key, refuse] of [["withSubmission", []], ["alone", ["get_submission"]]]) {
+      const { context, page, frame } = await hostView("review-only-failed-" + key, {
+        uri: "ui://pawtograder/submission-review", tool: "list_submission_tests",
+        args: { submission_id: 2, class_id: 1, only_failed: true }, refuse,
+      });
+      await frame.locator("tbody tr[data-test-id]").first().waitFor();
+      await (refuse.length ? frame.locator("#files-h + .status", { hasText: "Could not load" }) : frame.locator("[data-file]").first()).waitFor();
+      s[key] = {
+        summary: await frame.locator("section.card").first().innerText(),
+        rows: await texts(frame.locator("tbody tr[data-test-id] .test-name")),
+        scope: await frame.locator("#tests-h ~ .tests-scope").innerText().catch(() => null),
+      };
+      if (!refuse.length) await audit(page, "review-only-failed");
+      await context.close();
+    }
+    out.scenarios.reviewOnlyFailed = s;
+  }
+
   // Help request: the thread with pseudonymous names; the button opens the
   // review through the host (get_submission).
   {
@@ -359,16 +442,43 @@ try {
     s.messages = await texts(frame.locator(".thread .message"));
     s.staff = await frame.locator(".thread li").evaluateAll((els) => els.map((e) => !!e.querySelector(".staff")));
     s.failing = await texts(frame.locator(".failing .test-name"));
+    // Tests hidden from the student (is_released false) are marked.
+    s.failingHidden = await frame.locator(".failing li").evaluateAll((els) => els.map((e) => e.querySelector(".hidden-test")?.textContent ?? null));
     await shot(page, "help-request.png");
     await frame.locator("#open-review").focus();
     await page.keyboard.press("Enter");
     await frame.locator("#review tbody tr[data-test-id]").first().waitFor();
     s.reviewHeading = await frame.locator("#review h1").textContent();
     s.reviewRows = await texts(frame.locator("#review tbody tr[data-test-id] .test-name"));
+    s.reviewHidden = await frame.locator("#review tbody tr[data-test-id]").evaluateAll((els) => els.map((e) => e.querySelector(".hidden-test")?.textContent ?? null));
     s.focused = await frame.locator(":focus").textContent();
     await audit(page, "help-light");
     await shot(page, "help-request-review.png");
     out.scenarios.help = s;
+    await context.close();
+  }
+
+  // Help request whose messages carry the fields get_help_request does not
+  // return yet (docs/views.md): instructors_only and is_caller, set as the
+  // seed has them (message 4 is Alice's, instructors_only; Alice calls).
+  // Dark theme at 375 px.
+  {
+    const { context, page, frame } = await hostView("help-fields", {
+      uri: "ui://pawtograder/help-request", tool: "get_help_request",
+      args: { help_request_id: 1, class_id: 1 }, theme: "dark", width: 375,
+      transform: (v) => {
+        v.messages.forEach((m) => { m.instructors_only = m.id === 4; m.is_caller = m.id === 4; });
+        return v;
+      },
+    });
+    await frame.locator(".thread li").first().waitFor();
+    out.scenarios.helpFields = {
+      staffOnly: await frame.locator(".thread li").evaluateAll((els) => els.map((e) => e.querySelector(".staff-only")?.textContent ?? null)),
+      you: await frame.locator(".thread li").evaluateAll((els) => els.map((e) => e.querySelector(".you")?.textContent ?? null)),
+      labels: await frame.locator(".thread article").evaluateAll((els) => els.map((e) => e.getAttribute("aria-label"))),
+    };
+    await audit(page, "help-fields-dark-375");
+    await shot(page, "help-fields-dark-375.png");
     await context.close();
   }
 
@@ -458,6 +568,41 @@ try {
     await shot(page, name + ".png");
     await context.close();
   }
+
+  // ---- 5. Layout at a phone's and a desktop's width ------------------------
+  // Each view, filled as above, at 375 and 1280 px in the light and the dark
+  // scheme: no element reaches past the frame's width unless a box that
+  // scrolls (or clips) holds it, and no word is broken inside (every word
+  // outside code and the student-written request text of the queue table
+  // lies on one line). Screenshots at 375 px: layout-<view>-<theme>-375.png.
+  callLog = [];
+  out.scenarios.layout = {};
+  const layoutViews = [
+    ["review", { uri: "ui://pawtograder/submission-review", tool: "get_submission",
+      args: { submission_id: 2, class_id: 1, include_test_output: true, include_files: true } }, "tbody tr[data-test-id]"],
+    ["help", { uri: "ui://pawtograder/help-request", tool: "get_help_request", args: { help_request_id: 1, class_id: 1 } }, ".thread li"],
+    ["assignment", { uri: "ui://pawtograder/assignment", tool: "get_submissions_for_student",
+      args: { student_profile_id: "30000001-0000-4000-8000-000000000003", assignment_id: 1, class_id: 1 } }, "h1:has-text('Hello World')"],
+    ["queues", { uri: "ui://pawtograder/help-queues", tool: "get_help_queue_overview", args: { class_id: 1 } }, "section.queue tbody tr"],
+    ["grading", { uri: "ui://pawtograder/grading-progress", tool: "get_grading_progress", args: { assignment_id: 1, class_id: 1 } }, "h1:has-text('Hello World')"],
+  ];
+  // The views run side by side, each in its own pages.
+  await Promise.all(layoutViews.map(async ([view, spec, ready]) => {
+    for (const width of [375, 1280]) {
+      for (const theme of ["light", "dark"]) {
+        const { context, page, frame } = await hostView(`layout-${view}-${theme}-${width}`, { ...spec, theme, width });
+        await frame.locator(ready).first().waitFor();
+        if (view === "help") {
+          // With the linked submission's review open below the thread.
+          await frame.locator("#open-review").click();
+          await frame.locator("#review tbody tr[data-test-id]").first().waitFor();
+        }
+        out.scenarios.layout[`${view}-${theme}-${width}`] = await frame.locator("html").evaluate(layoutReport);
+        if (width === 375) await shot(page, `layout-${view}-${theme}-375.png`);
+        await context.close();
+      }
+    }
+  }));
 } finally {
   await browser.close();
   server.close();
