@@ -157,35 +157,7 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 		outcome = toolOutcome(err)
 		code := toolErrorCode(err)
 		log.Info("mcp-server: tool call failed", "tool", name, "duration_ms", time.Since(start).Milliseconds(), "code", code, "error", err)
-		// A refused write (writes.go) is a tool execution error at every
-		// revision that lists the write tools.
-		var rf *approval.RefusedError
-		if errors.As(err, &rf) {
-			return resultResponse(id, eraResult(cl, toolErrorResult(rf.Message)))
-		}
-		// A negotiated-only tool that could not read what its answer
-		// needs says so, as a tool execution error the model can read.
-		var rd *tools.ReadFailedError
-		if errors.As(err, &rd) {
-			return resultResponse(id, eraResult(cl, toolErrorResult(rd.Error())))
-		}
-		if toolInputErrorsAsResults(cl.version) {
-			switch outcome {
-			case OutcomeInvalidParams:
-				return resultResponse(id, eraResult(cl, toolErrorResult(err.Error())))
-			case OutcomeUnknownTool:
-				code = codeInvalidParams
-			}
-		}
-		resp = errorResponse(id, code, err.Error())
-		// A request that states a revision learns which scope to ask for
-		// (MCP authorization, "Scope Challenge Handling"); the drop-in path
-		// keeps the original's -32000 in a 200.
-		var ms *tools.MissingScopeError
-		if cl.versionStated && errors.As(err, &ms) {
-			resp.challenge = s.insufficientScope(name, ms.Scope)
-		}
-		return resp
+		return s.toolErrorResponse(cl, id, name, outcome, code, err)
 	}
 	if pr, ok := result.(*tools.Proposed); ok {
 		if declaresURLElicitation(cl) {
@@ -199,18 +171,7 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 		}
 		result = pr.Value
 	}
-	if s.redactor != nil {
-		var n int
-		if result, n = s.redactor.Value(result); n > 0 {
-			log.Warn("mcp-server: redacted credential-named values from a tool result", "tool", name, "values", n)
-		}
-	}
-	if structuredOutput(cl.version) {
-		var n int
-		if result, n = markHidden(result); n > 0 {
-			log.Info("mcp-server: marked hidden characters in a tool result", "tool", name, "characters", n)
-		}
-	}
+	result = s.cleanResult(cl, name, result, log)
 	text, err := jsjson.MarshalIndent(result)
 	if err != nil {
 		log.Error("mcp-server: encoding tool result", "tool", name, "error", err)
@@ -235,6 +196,56 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 		log.Debug("mcp-server: tool call", "tool", name, "duration_ms", time.Since(start).Milliseconds(), "result_bytes", len(text))
 	}
 	return resultResponse(id, eraResult(cl, toolCallResult(text, structured)))
+}
+
+// toolErrorResponse answers a failed tool call: a refused write and a
+// negotiated-only tool's failed read are tool execution errors (isError)
+// the model can read; so are invalid arguments from 2025-11-25; the rest
+// are JSON-RPC errors, with a scope challenge on a request that states a
+// revision (MCP authorization, "Scope Challenge Handling"; the drop-in
+// path keeps the original's -32000 in a 200).
+func (s *Server) toolErrorResponse(cl *caller, id any, name, outcome string, code int, err error) *response {
+	var rf *approval.RefusedError
+	if errors.As(err, &rf) {
+		return resultResponse(id, eraResult(cl, toolErrorResult(rf.Message)))
+	}
+	var rd *tools.ReadFailedError
+	if errors.As(err, &rd) {
+		return resultResponse(id, eraResult(cl, toolErrorResult(rd.Error())))
+	}
+	if toolInputErrorsAsResults(cl.version) {
+		switch outcome {
+		case OutcomeInvalidParams:
+			return resultResponse(id, eraResult(cl, toolErrorResult(err.Error())))
+		case OutcomeUnknownTool:
+			code = codeInvalidParams
+		}
+	}
+	resp := errorResponse(id, code, err.Error())
+	var ms *tools.MissingScopeError
+	if cl.versionStated && errors.As(err, &ms) {
+		resp.challenge = s.insufficientScope(name, ms.Scope)
+	}
+	return resp
+}
+
+// cleanResult is a tool's value as it may leave the server: credential-named
+// values redacted, and at negotiated revisions hidden characters marked
+// (S30).
+func (s *Server) cleanResult(cl *caller, name string, result any, log *slog.Logger) any {
+	if s.redactor != nil {
+		var n int
+		if result, n = s.redactor.Value(result); n > 0 {
+			log.Warn("mcp-server: redacted credential-named values from a tool result", "tool", name, "values", n)
+		}
+	}
+	if structuredOutput(cl.version) {
+		var n int
+		if result, n = markHidden(result); n > 0 {
+			log.Info("mcp-server: marked hidden characters in a tool result", "tool", name, "characters", n)
+		}
+	}
+	return result
 }
 
 // hiddenFrom reports whether the tool called name is one the original

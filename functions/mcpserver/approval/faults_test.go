@@ -106,22 +106,7 @@ func TestApprovalFaults(t *testing.T) {
 				t.Fatalf("recorded %q, want %q", got.State, tt.wantState)
 			}
 			// Approving again, as the page advises, writes at most once.
-			b2 := browser(t)
-			_, page = signIn(t, b2, h.env, st.ApprovalURL, gatewaytest.Alice)
-			if got.State == StatePending {
-				_, out = decide(t, b2, st.ApprovalURL, page, "approve")
-				if got := title(out); got != "Approved and written" {
-					t.Errorf("approving again: %q, want Approved and written", got)
-				}
-			} else if got := title(page); got != "Already approved" {
-				t.Errorf("the link opened again: %q, want Already approved", got)
-			}
-			if got := h.assertRecordEqualsData(t, st.ActionID, marker); got.State != StateApproved {
-				t.Errorf("after approving again: %q, want approved", got.State)
-			}
-			if n := h.messages(t, marker); n != 1 {
-				t.Errorf("%d messages written, want exactly 1", n)
-			}
+			h.approveAgainWritesOnce(t, st, got.State, marker)
 		})
 	}
 }
@@ -209,17 +194,7 @@ func TestDatabaseStallPastTheDeadline(t *testing.T) {
 	}
 	time.Sleep(500 * time.Millisecond) // an approval still running finishes
 	got := h.assertRecordEqualsData(t, st.ActionID, marker)
-	b2 := browser(t)
-	_, page = signIn(t, b2, h.env, st.ApprovalURL, gatewaytest.Alice)
-	if got.State == StatePending {
-		decide(t, b2, st.ApprovalURL, page, "approve")
-	}
-	if got := h.assertRecordEqualsData(t, st.ActionID, marker); got.State != StateApproved {
-		t.Errorf("after approving again: %q", got.State)
-	}
-	if n := h.messages(t, marker); n != 1 {
-		t.Errorf("%d messages, want exactly 1", n)
-	}
+	h.approveAgainWritesOnce(t, st, got.State, marker)
 }
 
 // TestPostgreSQLStopped: PostgreSQL stops answering (every process
@@ -261,15 +236,62 @@ func TestPostgreSQLStopped(t *testing.T) {
 	}
 	time.Sleep(time.Second) // what PostgreSQL had in hand finishes
 	got := h.assertRecordEqualsData(t, st.ActionID, marker)
-	b2 := browser(t)
-	_, page = signIn(t, b2, h.env, st.ApprovalURL, gatewaytest.Alice)
-	if got.State == StatePending {
-		decide(t, b2, st.ApprovalURL, page, "approve")
+	h.approveAgainWritesOnce(t, st, got.State, marker)
+}
+
+// approveAgainWritesOnce opens the link again in a new browser, as the
+// page advises after a fault: an action still pending is approved and
+// written, one already approved is shown as such; either way the record
+// ends approved with exactly one message.
+func (h *harness) approveAgainWritesOnce(t *testing.T, st *ActionState, state, marker string) {
+	t.Helper()
+	b := browser(t)
+	_, page := signIn(t, b, h.env, st.ApprovalURL, gatewaytest.Alice)
+	if state == StatePending {
+		if _, out := decide(t, b, st.ApprovalURL, page, "approve"); title(out) != "Approved and written" {
+			t.Errorf("approving again: %q, want Approved and written", title(out))
+		}
+	} else if got := title(page); got != "Already approved" {
+		t.Errorf("the link opened again: %q, want Already approved", got)
 	}
 	if got := h.assertRecordEqualsData(t, st.ActionID, marker); got.State != StateApproved {
-		t.Errorf("after approving again: %q", got.State)
+		t.Errorf("after approving again: %q, want approved", got.State)
 	}
 	if n := h.messages(t, marker); n != 1 {
-		t.Errorf("%d messages, want exactly 1", n)
+		t.Errorf("%d messages written, want exactly 1", n)
+	}
+}
+
+// TestRejectAnswerLost: a rejection whose answer is lost is read back and
+// shown as recorded; nothing is written.
+func TestRejectAnswerLost(t *testing.T) {
+	env := stack.Env(t)
+	proxy := gatewaytest.NewFaultProxy(t, env.RestURL[:len(env.RestURL)-len("/rest/v1")])
+	h := newHarnessWith(t, harnessOptions{restURL: proxy.URL + "/rest/v1", writeTimeout: time.Second})
+	marker := fmt.Sprintf("rejected, answer lost %d", time.Now().UnixNano())
+	st := h.proposeReply(t, marker, "")
+	b := browser(t)
+	_, page := signIn(t, b, h.env, st.ApprovalURL, gatewaytest.Alice)
+	proxy.Add(gatewaytest.FaultRule{Match: gatewaytest.RPCTo("mcp_pending_action_reject"), Fault: gatewaytest.DropAnswer})
+	if _, out := decide(t, b, st.ApprovalURL, page, "reject"); title(out) != "Rejected" {
+		t.Errorf("page after the lost rejection: %q, want Rejected", title(out))
+	}
+	if got := h.assertRecordEqualsData(t, st.ActionID, marker); got.State != StateRejected {
+		t.Errorf("state %q, want rejected", got.State)
+	}
+}
+
+// TestPurgeFailureIsBounded: a purge whose store fails stops at once and
+// deletes nothing; the next run tries again.
+func TestPurgeFailureIsBounded(t *testing.T) {
+	env := stack.Env(t)
+	proxy := gatewaytest.NewFaultProxy(t, env.RestURL[:len(env.RestURL)-len("/rest/v1")])
+	h := newHarnessWith(t, harnessOptions{restURL: proxy.URL + "/rest/v1"})
+	proxy.Add(gatewaytest.FaultRule{Match: gatewaytest.RPCTo("mcp_pending_actions_purge"), Fault: gatewaytest.ServerError, Times: 100})
+	if n := h.svc.purgeOnce(context.Background()); n != 0 {
+		t.Errorf("purged %d through a failing store", n)
+	}
+	if got := proxy.Hits(gatewaytest.ServerError); got != 1 {
+		t.Errorf("the failing purge was tried %d times in one run, want 1", got)
 	}
 }
