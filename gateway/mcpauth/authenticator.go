@@ -3,13 +3,13 @@ package mcpauth
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"sync"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 	"github.com/pawtograder/mcp-gateway/gateway/supabasejwt"
@@ -172,11 +172,10 @@ func New(opts Options) (*Authenticator, error) {
 // Authorization header. Every failure is an *apierror.Error with the exact
 // status and message of the first failing step.
 //
-// Steps 6 (revocation look-up) and 9 (staff gate) are independent reads with
-// the service role, so they run concurrently (lookUp); the results are
-// then judged in A7 order, so the outcome is the sequential one: a failed
-// revocation look-up (503) beats a revoked token (401), which beats a
-// failed role query (500) and a caller who is not staff (403).
+// Steps 6 (revocation look-up) and 9 (staff gate) are one service-role
+// call (lookUp), judged in A7 order: a failed call (503) beats a revoked
+// token (401), which beats a failed role query (500) and a caller who is
+// not staff (403).
 //
 // Steps 11–12 (the user's own PostgREST client) belong to userdb.
 func (a *Authenticator) Authenticate(ctx context.Context, authorization string) (*Principal, error) {
@@ -219,44 +218,86 @@ func (a *Authenticator) Authenticate(ctx context.Context, authorization string) 
 	}, nil
 }
 
-// lookUp runs steps 6–7 and the query of step 9 concurrently. err is the
-// answer of steps 6–7 (the 503 of a failed revocation look-up, or the 401
-// of a revoked token), which decides whatever the role query says, so it
-// cancels that query rather than wait for it. A failed role query never
-// cancels the revocation look-up: it is judged after it (staffErr).
+// lookUp answers steps 6–7 and the query of step 9 in one round trip: the
+// service-role function mcp_auth_lookup (supabase/migrations/
+// 20261204000000_mcp_auth_lookup.sql) reads revoked_token_ids and
+// user_roles in one statement. err is the answer of steps 6–7: a failed
+// call reads as the original's first failing step, the revocation
+// look-up (503), and a revoked token is 401. staffErr is step 9's failure,
+// judged after them: the original's role query fails for a user id that
+// is not a uuid, which the function cannot be asked.
 func (a *Authenticator) lookUp(ctx context.Context, claims *TokenClaims) (staff bool, staffErr, err error) {
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		staff, staffErr = a.isStaff(gctx, claims.Subject)
-		return nil // never the group's error: it must not cancel the revocation look-up
-	})
-	g.Go(func() error {
-		revoked, lookErr := revokedFrom(a.revocationQuery(claims.TokenID).MaybeSingle(gctx))
-		switch {
-		case lookErr != nil:
-			a.log.LogAttrs(ctx, slog.LevelWarn, "mcpauth: revocation look-up failed", slog.String("token_id", claims.TokenID), slog.String("error", lookErr.Error()))
-			return revocationUnavailable(lookErr)
-		case revoked:
-			return errRevoked
-		}
-		return nil
-	})
-	err = g.Wait() // staff and staffErr are set once Wait returns
-	return staff, staffErr, err
-}
-
-// revocationQuery is GET revoked_token_ids?select=token_id&token_id=eq.<jti>,
-// read with maybeSingle semantics.
-func (a *Authenticator) revocationQuery(tokenID string) *postgrest.Query {
-	return a.svc.From("revoked_token_ids").Select("token_id").Eq("token_id", tokenID)
-}
-
-// revokedFrom reads the revocation look-up: a row means revoked.
-func revokedFrom(row json.RawMessage, err error) (bool, error) {
-	if err != nil {
-		return false, err
+	userID, validUser := lookupUserID(claims.Subject)
+	body, callErr := a.svc.ReadRPC(ctx, authLookupFunction, authLookupArgs{TokenID: claims.TokenID, UserID: userID})
+	answer, callErr := authLookupFrom(body, callErr)
+	switch {
+	case callErr != nil:
+		a.log.LogAttrs(ctx, slog.LevelWarn, "mcpauth: revocation look-up failed", slog.String("token_id", claims.TokenID), slog.String("error", callErr.Error()))
+		return false, nil, revocationUnavailable(callErr)
+	case answer.Revoked:
+		return false, nil, errRevoked
+	case !validUser:
+		return false, errInvalidUserID, nil
 	}
-	return row != nil, nil
+	return answer.Staff, nil, nil
+}
+
+// authLookupFunction answers revocation and roles together.
+const authLookupFunction = "mcp_auth_lookup"
+
+// authLookupArgs are mcp_auth_lookup's named arguments. A user id that is
+// not a uuid is sent as null (no roles), and judged by lookUp.
+type authLookupArgs struct {
+	TokenID string  `json:"p_token_id"`
+	UserID  *string `json:"p_user_id"`
+}
+
+// authLookup is mcp_auth_lookup's answer.
+type authLookup struct {
+	Revoked *bool `json:"revoked"`
+	Staff   *bool `json:"staff"`
+}
+
+// authLookupAnswer is authLookup with both answers present.
+type authLookupAnswer struct{ Revoked, Staff bool }
+
+// errInvalidUserID is the cause of a failed role query for a user id that
+// is not a uuid (PostgreSQL refuses it, as it did the original's query).
+var errInvalidUserID = errors.New("mcpauth: user id is not a uuid")
+
+// lookupUserID returns the user id to send: sub itself when PostgreSQL
+// reads it as a uuid (pgUUID), nil otherwise.
+func lookupUserID(sub string) (*string, bool) {
+	if !pgUUID.MatchString(sub) {
+		return nil, false
+	}
+	return &sub, true
+}
+
+// pgUUID matches what PostgreSQL's uuid input (string_to_uuid in
+// src/backend/utils/adt/uuid.c) accepts: 32 hex digits in groups of four,
+// a hyphen allowed after each group but the last, optionally in braces. It
+// is the check the original's role query made of sub (user_id=eq.<sub>),
+// so a sub PostgreSQL accepts is asked about and any other fails as that
+// query did; TestPGUUIDAgreesWithPostgreSQL holds it to PostgreSQL.
+var pgUUID = regexp.MustCompile(`^(?:\{` + pgUUIDDigits + `\}|` + pgUUIDDigits + `)$`)
+
+const pgUUIDDigits = `[0-9a-fA-F]{4}(?:-?[0-9a-fA-F]{4}){7}`
+
+// authLookupFrom reads mcp_auth_lookup's answer; an answer without both
+// fields is a failure, never "not revoked" or "not staff".
+func authLookupFrom(body json.RawMessage, err error) (authLookupAnswer, error) {
+	if err != nil {
+		return authLookupAnswer{}, err
+	}
+	var l authLookup
+	if err := json.Unmarshal(body, &l); err != nil {
+		return authLookupAnswer{}, fmt.Errorf("mcpauth: decode %s: %w", authLookupFunction, err)
+	}
+	if l.Revoked == nil || l.Staff == nil {
+		return authLookupAnswer{}, fmt.Errorf("mcpauth: %s answered without revoked and staff", authLookupFunction)
+	}
+	return authLookupAnswer{Revoked: *l.Revoked, Staff: *l.Staff}, nil
 }
 
 // staffQuery is GET user_roles?select=class_id,role&user_id=eq.<sub>

@@ -4,11 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
-	"net/http"
-	"net/http/httptest"
-	"sort"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -46,19 +42,17 @@ func refusedURL(t *testing.T) string {
 }
 
 // TestAuthenticateMatrix covers every row of A7 with exact status and
-// message, against a fake PostgREST for failure injection.
+// message, against a fake PostgREST for failure injection. Steps 6, 7 and
+// 9 are one call (mcp_auth_lookup): its failure reads as step 6's.
 func TestAuthenticateMatrix(t *testing.T) {
-	type setup struct {
-		revoked *answer
-		roles   *answer
-	}
+	nonUUIDSubject := bearer(hs256(testSecret, hdr, payload(`"sub":"not-a-uuid"`, pScopes, pJti, pIss, pAud, pExp)))
 	tests := []struct {
 		name       string
 		header     string
 		secret     string
 		noService  bool // RestURL/ServiceRoleKey unset
 		refused    bool // PostgREST unreachable
-		setup      setup
+		lookup     *answer
 		wantStatus int
 		wantMsg    string
 	}{
@@ -74,29 +68,26 @@ func TestAuthenticateMatrix(t *testing.T) {
 		{name: "wrong secret", header: bearer(hs256("another-secret-another-secret-xx", hdr, goodPayload())), wantStatus: 401, wantMsg: MsgInvalidToken},
 		{name: "token is checked before service config", header: bearer("garbage"), noService: true, wantStatus: 401, wantMsg: MsgInvalidToken},
 		{name: "SUPABASE_URL or service key unset", header: bearer(goodToken), noService: true, wantStatus: 500, wantMsg: MsgServiceRoleConfig},
-		{name: "revoked", header: bearer(goodToken), setup: setup{revoked: &answer{200, `[{"token_id":"22222222-2222-4222-8222-222222222222"}]`}}, wantStatus: 401, wantMsg: MsgRevoked},
-		{name: "revoked beats not staff", header: bearer(goodToken), setup: setup{revoked: &answer{200, `[{"token_id":"x"}]`}, roles: &answer{200, `[]`}}, wantStatus: 401, wantMsg: MsgRevoked},
-		{name: "revoked beats failed role query", header: bearer(goodToken), setup: setup{revoked: &answer{200, `[{"token_id":"x"}]`}, roles: &answer{500, `{"message":"boom"}`}}, wantStatus: 401, wantMsg: MsgRevoked},
-		{name: "revocation look-up 500", header: bearer(goodToken), setup: setup{revoked: &answer{500, `{"code":"XX000","message":"internal error","details":null,"hint":null}`}}, wantStatus: 503, wantMsg: MsgRevocationPrefix + "internal error"},
-		{name: "revocation look-up 502 without body", header: bearer(goodToken), setup: setup{revoked: &answer{502, ``}}, wantStatus: 503, wantMsg: MsgRevocationPrefix + `{"status":502}`},
-		{name: "revocation failure beats not staff", header: bearer(goodToken), setup: setup{revoked: &answer{503, `{"message":"down"}`}, roles: &answer{200, `[]`}}, wantStatus: 503, wantMsg: MsgRevocationPrefix + "down"},
-		{name: "revocation look-up JWT refused", header: bearer(goodToken), setup: setup{revoked: &answer{401, `{"code":"PGRST301","message":"JWT expired"}`}}, wantStatus: 503, wantMsg: MsgRevocationPrefix + "JWT expired"},
+		{name: "revoked", header: bearer(goodToken), lookup: &answer{200, `{"revoked": true, "staff": true}`}, wantStatus: 401, wantMsg: MsgRevoked},
+		{name: "revoked beats not staff", header: bearer(goodToken), lookup: &answer{200, `{"revoked": true, "staff": false}`}, wantStatus: 401, wantMsg: MsgRevoked},
+		{name: "look-up 500", header: bearer(goodToken), lookup: &answer{500, `{"code":"XX000","message":"internal error","details":null,"hint":null}`}, wantStatus: 503, wantMsg: MsgRevocationPrefix + "internal error"},
+		{name: "look-up 502 without body", header: bearer(goodToken), lookup: &answer{502, ``}, wantStatus: 503, wantMsg: MsgRevocationPrefix + `{"status":502}`},
+		{name: "look-up JWT refused", header: bearer(goodToken), lookup: &answer{401, `{"code":"PGRST301","message":"JWT expired"}`}, wantStatus: 503, wantMsg: MsgRevocationPrefix + "JWT expired"},
+		{name: "look-up function missing", header: bearer(goodToken), lookup: &answer{404, `{"code":"PGRST202","message":"Could not find the function"}`}, wantStatus: 503, wantMsg: MsgRevocationPrefix + "Could not find the function"},
+		{name: "look-up answer not an object", header: bearer(goodToken), lookup: &answer{200, `[]`}, wantStatus: 503, wantMsg: MsgRevocationPrefix + "fetch failed"},
+		{name: "look-up answer without staff", header: bearer(goodToken), lookup: &answer{200, `{"revoked": false}`}, wantStatus: 503, wantMsg: MsgRevocationPrefix + "fetch failed"},
+		{name: "look-up answer with null revoked", header: bearer(goodToken), lookup: &answer{200, `{"revoked": null, "staff": true}`}, wantStatus: 503, wantMsg: MsgRevocationPrefix + "fetch failed"},
 		{name: "connection refused", header: bearer(goodToken), refused: true, wantStatus: 503, wantMsg: MsgRevocationPrefix + "fetch failed"},
-		{name: "role query failing", header: bearer(goodToken), setup: setup{roles: &answer{400, `{"code":"22P02","message":"invalid input syntax for type uuid"}`}}, wantStatus: 500, wantMsg: MsgRoleLookupFailed},
-		{name: "role query 500", header: bearer(goodToken), setup: setup{roles: &answer{500, `oops`}}, wantStatus: 500, wantMsg: MsgRoleLookupFailed},
-		{name: "role query not JSON array", header: bearer(goodToken), setup: setup{roles: &answer{200, `{}`}}, wantStatus: 500, wantMsg: MsgRoleLookupFailed},
-		{name: "not staff", header: bearer(goodToken), setup: setup{roles: &answer{200, `[]`}}, wantStatus: 403, wantMsg: MsgNotStaff},
-		{name: "grader", header: bearer(goodToken), setup: setup{roles: &answer{200, `[{"class_id":2,"role":"grader"}]`}}, wantStatus: 200},
+		{name: "subject not a uuid", header: nonUUIDSubject, wantStatus: 500, wantMsg: MsgRoleLookupFailed},
+		{name: "subject not a uuid, revoked", header: nonUUIDSubject, lookup: &answer{200, `{"revoked": true, "staff": false}`}, wantStatus: 401, wantMsg: MsgRevoked},
+		{name: "not staff", header: bearer(goodToken), lookup: &answer{200, `{"revoked": false, "staff": false}`}, wantStatus: 403, wantMsg: MsgNotStaff},
 		{name: "empty scopes authenticate", header: bearer(hs256(testSecret, hdr, payload(pSub, `"scopes":[]`, pJti, pIss, pAud, pExp))), wantStatus: 200},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			fake, srv := newFakeRest(t)
-			if tc.setup.revoked != nil {
-				fake.set("GET revoked_token_ids", tc.setup.revoked.status, tc.setup.revoked.body)
-			}
-			if tc.setup.roles != nil {
-				fake.set("GET user_roles", tc.setup.roles.status, tc.setup.roles.body)
+			if tc.lookup != nil {
+				fake.set("POST rpc/mcp_auth_lookup", tc.lookup.status, tc.lookup.body)
 			}
 			opts := Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret}
 			switch tc.secret {
@@ -131,7 +122,8 @@ func TestAuthenticateMatrix(t *testing.T) {
 	}
 }
 
-// TestAuthenticateRequests pins the exact service-role requests.
+// TestAuthenticateRequests pins the one service-role request an mcp_
+// token costs: mcp_auth_lookup with the token id and the user id.
 func TestAuthenticateRequests(t *testing.T) {
 	fake, srv := newFakeRest(t)
 	a := newTestAuth(t, Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret})
@@ -148,69 +140,26 @@ func TestAuthenticateRequests(t *testing.T) {
 	if diff := cmp.Diff(want, p); diff != "" {
 		t.Errorf("principal (-want +got):\n%s", diff)
 	}
-	got := fake.recorded()
-	sort.Slice(got, func(i, j int) bool { return got[i].Path < got[j].Path })
-	wantReq := []recorded{
-		{Method: "GET", Path: "/rest/v1/revoked_token_ids", Query: "select=token_id&token_id=eq.22222222-2222-4222-8222-222222222222", APIKey: testServiceKey, Authorization: "Bearer " + testServiceKey},
-		{Method: "GET", Path: "/rest/v1/user_roles", Query: "select=class_id%2Crole&user_id=eq.11111111-1111-4111-8111-111111111111&disabled=eq.false&role=in.%28instructor%2Cgrader%29", APIKey: testServiceKey, Authorization: "Bearer " + testServiceKey},
-	}
-	if diff := cmp.Diff(wantReq, got); diff != "" {
+	wantReq := []recorded{{
+		Method: "POST", Path: "/rest/v1/rpc/mcp_auth_lookup", APIKey: testServiceKey, Authorization: "Bearer " + testServiceKey,
+		Body: `{"p_token_id":"22222222-2222-4222-8222-222222222222","p_user_id":"11111111-1111-4111-8111-111111111111"}`,
+	}}
+	if diff := cmp.Diff(wantReq, fake.recorded()); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
 }
 
-// TestAuthenticateConcurrent proves steps 6 and 9 overlap: each fake
-// handler waits until the other request has arrived, which would time out
-// if the look-ups ran one after the other.
-func TestAuthenticateConcurrent(t *testing.T) {
+// TestAuthenticateNonUUIDSubjectSendsNull: a subject PostgreSQL would
+// refuse as a uuid is not sent; the call still answers revocation.
+func TestAuthenticateNonUUIDSubjectSendsNull(t *testing.T) {
 	fake, srv := newFakeRest(t)
-	arrived := map[string]chan struct{}{"revoked_token_ids": make(chan struct{}), "user_roles": make(chan struct{})}
-	other := map[string]string{"revoked_token_ids": "user_roles", "user_roles": "revoked_token_ids"}
-	// Each look-up waits, inside PostgREST, for the other to arrive: both
-	// see each other only if they are in flight together. Sequential
-	// look-ups make the first give up after the generous wait and the
-	// count below come out short.
-	var overlapped atomic.Int32
-	fake.hook = func(method, table string) {
-		close(arrived[table])
-		select {
-		case <-arrived[other[table]]:
-			overlapped.Add(1)
-		case <-time.After(30 * time.Second):
-		}
-	}
-	a := newTestAuth(t, Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret, LookupTimeout: time.Minute})
-	if _, err := a.Authenticate(context.Background(), bearer(goodToken)); err != nil {
-		t.Fatal(err)
-	}
-	if n := overlapped.Load(); n != 2 {
-		t.Errorf("%d of 2 look-ups saw the other in flight: they did not overlap", n)
-	}
-}
-
-// TestAuthenticateCancelsRoleQuery: once the revocation answer decides,
-// the role query's context is canceled rather than awaited.
-func TestAuthenticateCancelsRoleQuery(t *testing.T) {
-	fake, srv := newFakeRest(t)
-	fake.set("GET revoked_token_ids", 200, `[{"token_id":"x"}]`)
-	release := make(chan struct{})
-	defer close(release)
-	fake.hook = func(method, table string) {
-		if table == "user_roles" {
-			<-release
-		}
-	}
 	a := newTestAuth(t, Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret})
-	done := make(chan error, 1)
-	go func() {
-		_, err := a.Authenticate(context.Background(), bearer(goodToken))
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		assertAPIError(t, err, 401, MsgRevoked)
-	case <-time.After(3 * time.Second):
-		t.Fatal("Authenticate waited for the role query after the token was found revoked")
+	tok := hs256(testSecret, hdr, payload(`"sub":"1111111-11111-4111-8111-111111111111"`, pScopes, pJti, pIss, pAud, pExp))
+	_, err := a.Authenticate(context.Background(), bearer(tok))
+	assertAPIError(t, err, 500, MsgRoleLookupFailed)
+	got := fake.recorded()
+	if len(got) != 1 || got[0].Body != `{"p_token_id":"22222222-2222-4222-8222-222222222222","p_user_id":null}` {
+		t.Errorf("requests = %+v", got)
 	}
 }
 
@@ -224,35 +173,6 @@ func TestAuthenticateContextCanceled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cause %v does not wrap context.Canceled", errors.Unwrap(err))
 	}
-}
-
-// TestAuthenticateRoleFailureAwaitsRevocation: a role query that fails
-// first does not cancel the revocation look-up, whose answer (here:
-// revoked) comes first in A7 order. The revocation answer is held until
-// the failed role answer has been sent.
-func TestAuthenticateRoleFailureAwaitsRevocation(t *testing.T) {
-	fake, _ := newFakeRest(t)
-	fake.set("GET revoked_token_ids", 200, `[{"token_id":"x"}]`)
-	fake.set("GET user_roles", 500, `{"message":"boom"}`)
-	rolesSent := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/revoked_token_ids") {
-			select {
-			case <-rolesSent:
-				time.Sleep(50 * time.Millisecond) // for the client to read it
-			case <-time.After(30 * time.Second):
-			}
-		}
-		fake.ServeHTTP(w, r)
-		if strings.HasSuffix(r.URL.Path, "/user_roles") {
-			w.(http.Flusher).Flush()
-			close(rolesSent)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	a := newTestAuth(t, Options{RestURL: srv.URL + "/rest/v1", ServiceRoleKey: testServiceKey, MCPJWTSecret: testSecret, LookupTimeout: time.Minute})
-	_, err := a.Authenticate(context.Background(), bearer(goodToken))
-	assertAPIError(t, err, 401, MsgRevoked)
 }
 
 // TestNewValidatesSecret: a set MCP_JWT_SECRET is checked once, by New,

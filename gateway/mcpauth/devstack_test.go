@@ -3,6 +3,7 @@ package mcpauth
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,6 +71,10 @@ func TestAuthenticateDevstack(t *testing.T) {
 		{name: "revoked beats not staff", sub: sam, jti: "seed-jti-alice-revoked", wantStatus: 401, wantMsg: MsgRevoked},
 		{name: "revoked row in api_tokens is not consulted", sub: gary, jti: "seed-jti-gary-expired", wantStatus: 200},
 		{name: "sub not a uuid: role query fails", sub: "not-a-uuid", jti: "it-bad-sub", wantStatus: 500, wantMsg: MsgRoleLookupFailed},
+		{name: "sub in braces, upper case: PostgreSQL reads it", sub: "{" + strings.ToUpper(alice) + "}", jti: "it-alice-braces", wantStatus: 200},
+		{name: "sub without hyphens: PostgreSQL reads it", sub: strings.ReplaceAll(sam, "-", ""), jti: "it-sam-plain", wantStatus: 403, wantMsg: MsgNotStaff},
+		{name: "sub with a hyphen out of place: role query fails", sub: alice[:7] + "-" + alice[7:], jti: "it-alice-hyphen", wantStatus: 500, wantMsg: MsgRoleLookupFailed},
+		{name: "sub not a uuid, token revoked", sub: "not-a-uuid", jti: "seed-jti-alice-revoked", wantStatus: 401, wantMsg: MsgRevoked},
 		{name: "invalid service key", sub: alice, jti: "it-alice-2", serviceKey: "not-the-key", wantStatus: 503, wantMsg: MsgRevocationPrefix + "Invalid API key"},
 	}
 	for _, tc := range tests {
@@ -95,6 +100,39 @@ func TestAuthenticateDevstack(t *testing.T) {
 			}
 			assertAPIError(t, err, tc.wantStatus, tc.wantMsg)
 		})
+	}
+}
+
+// TestPGUUIDAgreesWithPostgreSQL: pgUUID accepts exactly the texts
+// PostgreSQL's uuid input accepts, so a sub is asked about exactly when
+// the original's role query could have run.
+func TestPGUUIDAgreesWithPostgreSQL(t *testing.T) {
+	s := sharedStack(t)
+	s.RequireDatabase(t)
+	const u = "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"
+	plain := strings.ReplaceAll(u, "-", "")
+	inputs := []string{
+		u, strings.ToUpper(u), "{" + u + "}", plain, "{" + plain + "}",
+		"a0eebc999c0b4ef8bb6d6bb9bd380a11", "a0ee-bc99-9c0b-4ef8-bb6d-6bb9-bd38-0a11",
+		"{a0eebc99-9c0b4ef8-bb6d6bb9-bd380a11}", "", "{}", "{" + u, u + "}", "(" + u + ")",
+		u + "-", "-" + u, u[:35], u + "0", u + " ", " " + u, u + "\n", "a0eebc99--9c0b-4ef8-bb6d-6bb9bd380a11",
+		"a0eebc9-99c0b-4ef8-bb6d-6bb9bd380a11", "g0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "not-a-uuid",
+		"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1-", "{{" + u + "}}", "a0eebc99_9c0b_4ef8_bb6d_6bb9bd380a11",
+		"ａ0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
+	}
+	for i := range plain { // a hyphen after every digit in turn
+		inputs = append(inputs, plain[:i]+"-"+plain[i:])
+	}
+	db := s.DB(t)
+	for _, in := range inputs {
+		var pg bool
+		err := db.QueryRow(context.Background(), `SELECT $1::text::uuid IS NOT NULL`, in).Scan(&pg)
+		if err != nil && db.IsClosed() { // a refused text is an error; the connection stays
+			t.Fatal(err)
+		}
+		if got := pgUUID.MatchString(in); got != pg {
+			t.Errorf("pgUUID(%q) = %v, PostgreSQL accepts it: %v", in, got, pg)
+		}
 	}
 }
 

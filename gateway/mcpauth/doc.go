@@ -29,16 +29,20 @@
 // Steps 11–12 (the per-user PostgREST client with a minted ES256 JWT) are
 // package userdb's. Scopes are checked per tool with Principal.HasScope.
 //
-// # Concurrency
+// # One round trip
 //
-// Steps 6 and 9 are independent reads with the service role. Done one
-// after the other they cost two round trips on every request, so
-// Authenticate runs them concurrently (golang.org/x/sync/errgroup) and
-// judges the two results in A7 order: a failed look-up or a revoked token
-// decides the answer whatever the role query says (and cancels it), exactly
-// as the sequential code would, while a failed role query waits for the
-// revocation answer. The Supabase path runs the staff gate and the session
-// check the same way.
+// Steps 6 and 9 are reads with the service role. Asked as two REST reads
+// they cost two round trips on every request, so Authenticate asks both
+// in one call of the SQL function mcp_auth_lookup (the gateway's
+// migration 20261204000000_mcp_auth_lookup.sql), which answers
+// {"revoked": …, "staff": …} from one statement, and judges the answer in
+// A7 order. A failure of the call reads as the original's first failing
+// step, the revocation look-up (503). The original's role query fails only
+// when PostgreSQL refuses the token's sub as a uuid; such a sub is sent as
+// null and judged as that failure (500), by a check that accepts what
+// PostgreSQL's uuid input accepts (pgUUID). The Supabase path has no revocation
+// look-up: it runs the staff gate (GET user_roles) and the session check
+// concurrently (golang.org/x/sync/errgroup) and judges them in that order.
 //
 // # Side effects
 //

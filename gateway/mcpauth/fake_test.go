@@ -17,7 +17,7 @@ type fakeRest struct {
 
 	mu       sync.Mutex
 	requests []recorded
-	answers  map[string]answer // "GET revoked_token_ids" → answer
+	answers  map[string]answer // "POST rpc/mcp_auth_lookup" → answer
 	// hook, when set, runs before answering (e.g. to block).
 	hook func(method, table string)
 }
@@ -33,10 +33,10 @@ type answer struct {
 
 func newFakeRest(t *testing.T) (*fakeRest, *httptest.Server) {
 	f := &fakeRest{t: t, answers: map[string]answer{
-		"GET revoked_token_ids":  {200, `[]`},
-		"GET user_roles":         {200, `[{"class_id":1,"role":"instructor"}]`},
-		"PATCH api_tokens":       {204, ``},
-		"POST revoked_token_ids": {201, ``},
+		"POST rpc/mcp_auth_lookup": {200, `{"revoked": false, "staff": true}`},
+		"GET user_roles":           {200, `[{"class_id":1,"role":"instructor"}]`},
+		"PATCH api_tokens":         {204, ``},
+		"POST revoked_token_ids":   {201, ``},
 	}}
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -370,5 +371,74 @@ func TestRequestURL(t *testing.T) {
 		if got := c.requestURL(tc.table, tc.params); got != tc.want {
 			t.Errorf("%s %q: URL %s, want %s", tc.base, tc.table, got, tc.want)
 		}
+	}
+}
+
+// TestReadRPCIsSentAgainOnADeadConnection: a reused keep-alive connection
+// that the server closes under the request costs a read-only call nothing
+// (net/http sends it again on a new connection, as it does a GET), while
+// RPC, which may write, is never sent twice.
+func TestReadRPCIsSentAgainOnADeadConnection(t *testing.T) {
+	var calls atomic.Int32
+	var headers []http.Header
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		headers = append(headers, r.Header.Clone())
+		mu.Unlock()
+		if calls.Add(1) == 2 { // the first call after the warm-up: drop it unanswered
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			_ = conn.Close()
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"ok":true}`)
+	}))
+	t.Cleanup(srv.Close)
+	for _, tc := range []struct {
+		name      string
+		call      func(c *Client) (json.RawMessage, error)
+		wantErr   bool
+		wantCalls int32
+	}{
+		{"ReadRPC", func(c *Client) (json.RawMessage, error) {
+			return c.ReadRPC(context.Background(), "f", map[string]string{"p": "v"})
+		}, false, 3},
+		{"RPC", func(c *Client) (json.RawMessage, error) {
+			return c.RPC(context.Background(), "f", map[string]string{"p": "v"})
+		}, true, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls.Store(0)
+			mu.Lock()
+			headers = nil
+			mu.Unlock()
+			c, err := New(Options{BaseURL: srv.URL, HTTPClient: &http.Client{Transport: &http.Transport{}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tc.call(c); err != nil { // opens the connection that the next call reuses
+				t.Fatal(err)
+			}
+			out, err := tc.call(c)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("second call: %s, %v; want an error: %v", out, err, tc.wantErr)
+			}
+			if n := calls.Load(); n != tc.wantCalls {
+				t.Errorf("the server saw %d requests, want %d", n, tc.wantCalls)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, h := range headers {
+				if _, ok := h["Idempotency-Key"]; ok {
+					t.Errorf("Idempotency-Key sent on the wire: %q", h["Idempotency-Key"])
+				}
+			}
+		})
 	}
 }

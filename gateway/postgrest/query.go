@@ -262,3 +262,17 @@ func (q *Query) write(ctx context.Context, method string, body any, ret Return) 
 func (c *Client) RPC(ctx context.Context, fn string, args any) (json.RawMessage, error) {
 	return c.From("rpc/"+fn).write(ctx, http.MethodPost, args, ReturnRows)
 }
+
+// ReadRPC calls fn as RPC does, for a function that only reads (STABLE):
+// no Prefer header, and the request is marked idempotent, so net/http
+// sends it again once when a reused keep-alive connection turns out to be
+// dead, as it does a GET. The mark is an Idempotency-Key with no value,
+// which net/http never puts on the wire.
+func (c *Client) ReadRPC(ctx context.Context, fn string, args any) (json.RawMessage, error) {
+	body, err := json.Marshal(args)
+	if err != nil {
+		return nil, &Error{Table: "rpc/" + fn, Err: err}
+	}
+	out, _, err := c.do(ctx, http.MethodPost, "rpc/"+fn, nil, http.Header{"Idempotency-Key": {}}, body)
+	return out, err
+}

@@ -25,7 +25,8 @@ import (
 // a load run against it measures the gateway's own cost rather than the
 // database's (scripts/bench runs the 401, initialize, tools/list and
 // get_assignment rows against it). It answers only what those requests
-// read: the token's revocation look-up, the staff gate, the coalesced
+// read: the token's look-up (the original's revocation look-up and staff
+// gate, or the gateway's one call of both), the coalesced
 // last_used_at write, one assignment, and Auth's user and JWKS endpoints.
 
 // fakeUser is Alice of the seed (instructor, class 1).
@@ -33,6 +34,7 @@ const fakeUser = "10000000-0000-4000-8000-000000000001"
 
 var (
 	fakeRoles      = []byte(`[{"class_id":1,"role":"instructor"}]`)
+	fakeLookup     = []byte(`{"revoked": false, "staff": true}`)
 	fakeAssignment = []byte(`{"id":1,"title":"Assignment 1: Hello World","slug":"hw1","description":"Write a program that prints hello, world.","handout_url":"https://example.edu/hw1","due_date":"2026-09-15T23:59:00+00:00","release_date":"2026-09-01T00:00:00+00:00","total_points":100,"has_autograder":true,"class_id":1}`)
 	fakeAuthUser   = []byte(`{"id":"` + fakeUser + `","aud":"authenticated","role":"authenticated","email":"alice@example.edu","app_metadata":{"provider":"email"},"user_metadata":{}}`)
 )
@@ -50,8 +52,10 @@ func fakeBackend() http.Handler {
 		switch r.URL.Path {
 		case "/rest/v1/revoked_token_ids":
 			json(w, http.StatusOK, []byte(`[]`))
-		case "/rest/v1/user_roles":
+		case "/rest/v1/user_roles": // the original's role look-up
 			json(w, http.StatusOK, fakeRoles)
+		case "/rest/v1/rpc/mcp_auth_lookup": // the gateway's two look-ups in one
+			json(w, http.StatusOK, fakeLookup)
 		case "/rest/v1/assignments":
 			if strings.Contains(r.Header.Get("Accept"), "vnd.pgrst.object") {
 				json(w, http.StatusOK, fakeAssignment)

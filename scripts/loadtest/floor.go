@@ -11,8 +11,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 )
 
 // The floor server answers the load run's requests as a gateway with no
@@ -22,10 +20,10 @@ import (
 // same answer:
 //
 //   - without Authorization: write the gateway's 401, byte for byte;
-//   - with it: the revocation and staff look-ups, sent concurrently as the
-//     gateway sends them (an errgroup over one pooled net/http transport);
-//     for a tool call the tool's one read (get_assignment's); then the
-//     gateway's answer, byte for byte.
+//   - with it: the revocation and staff look-ups in one call, as the
+//     gateway makes it (POST rpc/mcp_auth_lookup over one pooled net/http
+//     transport); for a tool call the tool's one read (get_assignment's);
+//     then the gateway's answer, byte for byte.
 //
 // The answers are recorded from the gateway itself at start-up (-record),
 // one per scenario, and told apart by the request body. Its CPU per
@@ -154,11 +152,12 @@ func newFloorClient() *http.Client {
 // recordTimeout bounds the recording of the gateway's answers.
 const recordTimeout = 30 * time.Second
 
-// floorLookups are the gateway's two service-role look-ups for the load
-// run's token, and the tool's read, as the fake backend serves them.
+// floorLookup is the gateway's service-role look-up for the load run's
+// token (path and body), and floorToolRead the tool's read, as the fake
+// backend serves them.
 const (
-	floorRevocation = "/rest/v1/revoked_token_ids?select=token_id&token_id=eq.22222222-3333-4444-8555-666666666666"
-	floorStaff      = "/rest/v1/user_roles?select=class_id%2Crole&user_id=eq." + fakeUser + "&disabled=eq.false&role=in.%28instructor%2Cgrader%29"
+	floorLookup     = "/rest/v1/rpc/mcp_auth_lookup"
+	floorLookupBody = `{"p_token_id":"22222222-3333-4444-8555-666666666666","p_user_id":"` + fakeUser + `"}`
 	floorToolRead   = "/rest/v1/assignments?select=*&id=eq.1&class_id=eq.1"
 )
 
@@ -184,30 +183,34 @@ func (f *floorServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(a.body)
 }
 
-// lookUps does the upstream reads of an authenticated request: the two
-// look-ups concurrently, then, for a tool call, the tool's read.
+// lookUps does the upstream reads of an authenticated request: the
+// look-up, then, for a tool call, the tool's read.
 func (f *floorServer) lookUps(ctx context.Context, tool bool) error {
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return f.read(gctx, floorRevocation, "application/json") })
-	g.Go(func() error { return f.read(gctx, floorStaff, "application/json") })
-	if err := g.Wait(); err != nil {
+	if err := f.send(ctx, http.MethodPost, floorLookup, floorLookupBody, "application/json"); err != nil {
 		return err
 	}
 	if !tool {
 		return nil
 	}
-	return f.read(ctx, floorToolRead, "application/vnd.pgrst.object+json")
+	return f.send(ctx, http.MethodGet, floorToolRead, "", "application/vnd.pgrst.object+json")
 }
 
-// read GETs path from the upstream with the service role's headers, as the
-// gateway's PostgREST client does, and reads the answer to its end, which
-// puts the connection back in the pool.
-func (f *floorServer) read(ctx context.Context, path, accept string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.upstream+path, nil)
+// send makes one request of the upstream with the service role's headers,
+// as the gateway's PostgREST client does, and reads the answer to its end,
+// which puts the connection back in the pool.
+func (f *floorServer) send(ctx context.Context, method, path, body, accept string) error {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, f.upstream+path, rd)
 	if err != nil {
 		return err
 	}
 	req.Header["Accept"] = []string{accept}
+	if body != "" {
+		req.Header["Content-Type"] = []string{"application/json"}
+	}
 	req.Header["Apikey"] = []string{"fake-service-role-key"}
 	req.Header["Authorization"] = []string{"Bearer fake-service-role-key"}
 	resp, err := f.client.Do(req)

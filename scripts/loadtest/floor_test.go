@@ -13,7 +13,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // standInGateway answers like the gateway in shape: 401 with its headers
@@ -95,8 +94,8 @@ func answerText(t *testing.T, url string, body []byte, token string) string {
 }
 
 // TestFloorReplaysTheGateway: the floor answers every scenario with the
-// gateway's exact answer, after the upstream reads the gateway would do —
-// the two look-ups together, plus the tool's read for a tool call.
+// gateway's exact answer, after the upstream calls the gateway would make —
+// the look-up, plus the tool's read for a tool call.
 func TestFloorReplaysTheGateway(t *testing.T) {
 	gw := httptest.NewServer(http.HandlerFunc(standInGateway))
 	t.Cleanup(gw.Close)
@@ -110,7 +109,7 @@ func TestFloorReplaysTheGateway(t *testing.T) {
 	floor := httptest.NewServer(f)
 	t.Cleanup(floor.Close)
 
-	lookups := []string{floorRevocation, floorStaff}
+	lookups := []string{floorLookup}
 	totalReads := 0
 	for _, sc := range Scenarios(IDs{Class: 1, Submission: 3, HelpRequest: 1, Assignment: 1}, "2025-06-18") {
 		token := "tok"
@@ -133,21 +132,19 @@ func TestFloorReplaysTheGateway(t *testing.T) {
 		}
 		reads := backend.take()
 		totalReads += len(reads)
-		sort.Strings(reads[:min(2, len(reads))]) // the look-ups arrive in either order
 		if fmt.Sprint(reads) != fmt.Sprint(wantReads) {
 			t.Errorf("%s: upstream reads %v, want %v", sc.Name, reads, wantReads)
 		}
 	}
-	// Two connections serve the concurrent look-ups and are reused after.
-	// net/http puts a connection back in its pool just after its body's end
-	// has been read, so a following request may now and then dial a third
-	// (6 runs in 300 did), and on a busy machine it closes one whose write
-	// goroutine is late to report; a client without reuse dials one per
-	// read.
-	if n := backend.conns.Load(); n < 2 || int(n) > totalReads/2 {
-		t.Errorf("the floor used %d upstream connections for %d sequential reads, want 2 to %d (one per look-up, reused)", n, totalReads, totalReads/2)
+	// One connection serves the sequential calls and is reused. net/http
+	// puts a connection back in its pool just after its body's end has
+	// been read, so a following request may now and then dial another, and
+	// on a busy machine it closes one whose write goroutine is late to
+	// report; a client without reuse dials one per call.
+	if n := backend.conns.Load(); n < 1 || int(n) > totalReads/2 {
+		t.Errorf("the floor used %d upstream connections for %d sequential calls, want 1 to %d (reused)", n, totalReads, totalReads/2)
 	}
-	if totalReads < 12 {
+	if totalReads < 8 {
 		t.Errorf("the scenarios made %d upstream reads; too few to tell reuse from none", totalReads)
 	}
 	// A request it did not record is refused, not answered with another's
@@ -172,24 +169,18 @@ func startFloor(t *testing.T, upstreamURL string) string {
 	return floor.URL
 }
 
-// TestFloorLookUpsAreConcurrent: the upstream answers neither look-up until
-// both have arrived (or 5 s have passed, then with a 500), so look-ups sent
-// one after the other make the floor answer 502.
-func TestFloorLookUpsAreConcurrent(t *testing.T) {
-	var arrived sync.WaitGroup
-	arrived.Add(2)
-	both := make(chan struct{})
-	go func() { arrived.Wait(); close(both) }()
+// TestFloorLookUpIsOneCall: the floor asks the upstream as the gateway
+// does, one POST of mcp_auth_lookup with the token's ids as JSON.
+func TestFloorLookUpIsOneCall(t *testing.T) {
+	var mu sync.Mutex
+	var calls []string
 	inner := fakeBackend()
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.RequestURI() == floorRevocation || r.URL.RequestURI() == floorStaff {
-			arrived.Done()
-			select {
-			case <-both:
-			case <-time.After(5 * time.Second):
-				http.Error(w, "the other look-up did not arrive", http.StatusInternalServerError)
-				return
-			}
+		if r.URL.Path == floorLookup {
+			body, _ := io.ReadAll(r.Body)
+			mu.Lock()
+			calls = append(calls, r.Method+" "+r.Header.Get("Content-Type")+" "+string(body))
+			mu.Unlock()
 		}
 		inner.ServeHTTP(w, r)
 	}))
@@ -198,6 +189,12 @@ func TestFloorLookUpsAreConcurrent(t *testing.T) {
 	tl := scenario(t, "tools/list")
 	if got := answerText(t, floorURL, tl.Body, "tok"); !strings.HasPrefix(got, "200\n") {
 		t.Errorf("tools/list got\n%s", got)
+	}
+	want := []string{"POST application/json " + floorLookupBody}
+	mu.Lock()
+	defer mu.Unlock()
+	if fmt.Sprint(calls) != fmt.Sprint(want) {
+		t.Errorf("look-up calls %q, want %q", calls, want)
 	}
 }
 

@@ -34,6 +34,7 @@ const benchUser = "10000000-0000-4000-8000-000000000001"
 // Canned upstream answers, shaped like the local stack's for the seed.
 var (
 	benchRoles      = []byte(`[{"class_id":1,"role":"instructor"}]`)
+	benchLookup     = []byte(`{"revoked": false, "staff": true}`)
 	benchAssignment = []byte(`{"id":1,"title":"Assignment 1: Hello World","slug":"hw1","description":"Write a program that prints hello, world.","handout_url":"https://example.edu/hw1","due_date":"2026-09-15T23:59:00+00:00","release_date":"2026-09-01T00:00:00+00:00","total_points":100,"has_autograder":true,"class_id":1}`)
 )
 
@@ -49,6 +50,8 @@ func benchUpstream(tb testing.TB) *httptest.Server {
 			_, _ = w.Write([]byte(`[]`))
 		case "/rest/v1/user_roles":
 			_, _ = w.Write(benchRoles)
+		case "/rest/v1/rpc/mcp_auth_lookup":
+			_, _ = w.Write(benchLookup)
 		case "/rest/v1/assignments":
 			_, _ = w.Write(benchAssignment)
 		case "/rest/v1/api_tokens":

@@ -38,10 +38,11 @@ const (
 	slugMCPTokens = "mcp-tokens"
 )
 
-// knownTables are the PostgREST tables the gateway queries; they are the
-// only values the upstream metrics' endpoint label takes.
+// knownTables are the PostgREST tables (and the one function every
+// request calls) the gateway queries; they are the only values the
+// upstream metrics' endpoint label takes.
 var knownTables = []string{
-	"api_tokens", "revoked_token_ids", "user_roles", "profiles", "assignments", "autograder",
+	"mcp_auth_lookup", "api_tokens", "revoked_token_ids", "user_roles", "profiles", "assignments", "autograder",
 	"submissions", "submission_files", "grader_results", "grader_result_tests", "grader_result_output",
 	"help_queues", "help_requests", "help_request_messages", "discussion_topics", "discussion_threads",
 	"mcp_oauth_codes", "mcp_oauth_refresh_tokens", "mcp_oauth_grants", "mcp_oauth_decided_authorizations",
@@ -62,13 +63,15 @@ type wiring struct {
 // newUpstreamTransport is the pooled transport the functions' upstream
 // requests share: one for PostgREST and Auth, over http and https alike,
 // and another for GitHub. It is sized for many concurrent tool calls, each
-// of which runs two look-ups at once. Idle connections are closed after
-// 25 s, before the servers behind Supabase's API gateway close them (30 s
-// for PostgREST's, 60 s for nginx's), so a reused connection is rarely one
-// the other side has just dropped. Go's transport already retries an
-// idempotent request (GET, HEAD) once when a reused keep-alive connection
-// turns out to be dead, and never retries a POST or PATCH, which is the
-// retry policy the gateway wants; no retry layer is added on top.
+// of which makes one service-role look-up and its own reads. Idle
+// connections are closed after 25 s, before the servers behind Supabase's
+// API gateway close them (30 s for PostgREST's, 60 s for nginx's), so a
+// reused connection is rarely one the other side has just dropped. Go's
+// transport already retries an idempotent request (GET, HEAD, and the
+// look-up, which postgrest.ReadRPC marks idempotent) once when a reused
+// keep-alive connection turns out to be dead, and never retries a POST or
+// PATCH that may write, which is the retry policy the gateway wants; no
+// retry layer is added on top.
 func newUpstreamTransport() *http.Transport {
 	return &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,

@@ -23,6 +23,7 @@ const (
 	migrationPending   = "supabase/migrations/20261202100000_mcp_pending_actions.sql"
 	migrationApprove   = "supabase/migrations/20261203000000_mcp_pending_action_approve.sql"
 	migrationStepUp    = "supabase/migrations/20261203010000_mcp_oauth_step_up.sql"
+	migrationAuth      = "supabase/migrations/20261204000000_mcp_auth_lookup.sql"
 )
 
 // Features whose objects are probed only when the feature is on.
@@ -57,6 +58,7 @@ const badValue = "not-a-value"
 var schemaObjects = []schemaObject{
 	{name: "api_tokens", file: migrationTokens},
 	{name: "revoked_token_ids", file: migrationTokens},
+	{name: "mcp_auth_lookup", args: []string{"p_token_id", "p_user_id"}, file: migrationAuth},
 	{name: "mcp_oauth_grants", file: migrationOAuth, feature: featureOAuth},
 	{name: "mcp_oauth_codes", file: migrationOAuth, feature: featureOAuth},
 	{name: "mcp_oauth_refresh_tokens", file: migrationOAuth, feature: featureOAuth},

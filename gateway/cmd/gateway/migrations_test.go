@@ -181,12 +181,12 @@ func TestSchemaCheckFeatures(t *testing.T) {
 	}
 	supabase := base
 	supabase.OAuthServer.Mode = config.OAuthServerSupabase
-	if diff := cmp.Diff([]string{"api_tokens", "revoked_token_ids"}, names(supabase)); diff != "" {
+	if diff := cmp.Diff([]string{"api_tokens", "revoked_token_ids", "mcp_auth_lookup"}, names(supabase)); diff != "" {
 		t.Errorf("supabase mode (-want +got):\n%s", diff)
 	}
 	gw := base
 	gw.OAuthServer.Mode = config.OAuthServerGateway
-	want := []string{"api_tokens", "revoked_token_ids", "mcp_oauth_grants", "mcp_oauth_codes", "mcp_oauth_refresh_tokens", "mcp_oauth_decided_authorizations",
+	want := []string{"api_tokens", "revoked_token_ids", "mcp_auth_lookup", "mcp_oauth_grants", "mcp_oauth_codes", "mcp_oauth_refresh_tokens", "mcp_oauth_decided_authorizations",
 		"mcp_oauth_use_code", "mcp_oauth_create_grant", "mcp_oauth_rotate_refresh", "mcp_oauth_revoke_grant", "mcp_oauth_live_grants"}
 	if diff := cmp.Diff(want, names(gw)); diff != "" {
 		t.Errorf("gateway mode (-want +got):\n%s", diff)

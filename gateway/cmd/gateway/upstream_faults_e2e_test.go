@@ -114,8 +114,8 @@ func TestUpstreamFailuresAreSanitised(t *testing.T) {
 	}{
 		{"Auth user look-up", "GET", "/auth/v1/user", func(*testing.T) []flow { return []flow{listTokens, createToken, oauthPOST} }},
 		{"Auth JWKS", "GET", "/auth/v1/.well-known/jwks.json", func(*testing.T) []flow { return []flow{oauthPOST} }},
-		{"role look-up", "GET", "/rest/v1/user_roles", func(*testing.T) []flow { return []flow{listTokens, createToken, serverPOST, serverGET, oauthPOST} }},
-		{"revocation look-up", "GET", "/rest/v1/revoked_token_ids", func(*testing.T) []flow { return []flow{serverPOST, serverGET} }},
+		{"role look-up", "GET", "/rest/v1/user_roles", func(*testing.T) []flow { return []flow{listTokens, createToken, oauthPOST} }},
+		{"token look-up", "POST", "/rest/v1/rpc/mcp_auth_lookup", func(*testing.T) []flow { return []flow{serverPOST, serverGET} }},
 		{"token list", "GET", "/rest/v1/api_tokens", func(t *testing.T) []flow { return []flow{listTokens, revokeToken(t)} }},
 		{"token insert", "POST", "/rest/v1/api_tokens", func(*testing.T) []flow { return []flow{createToken} }},
 		{"token revoke", "PATCH", "/rest/v1/api_tokens", func(t *testing.T) []flow { return []flow{revokeToken(t)} }},
