@@ -1,11 +1,15 @@
-# syntax=docker/dockerfile:1
+# syntax=docker.io/docker/dockerfile:1
 #
 # Two stages: a pinned Go toolchain builds a static binary; distroless runs
 # it as a non-root user with no shell. scripts/test runs the line marked
 # "build-line" below verbatim (with /out replaced by a temporary directory),
 # so a broken build step fails the tests even where Docker is unavailable.
+#
+# Base images are named in full (registry host included): Podman and buildah
+# refuse a short name such as golang:… unless the host configures an
+# unqualified-search registry, which Debian does not.
 
-FROM golang:1.26.8-bookworm AS build
+FROM docker.io/library/golang:1.26.8-bookworm AS build
 WORKDIR /src
 # Dependencies first, so source edits reuse the module download layer.
 COPY go.mod go.sum ./

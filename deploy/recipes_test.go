@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -33,11 +34,12 @@ import (
 // cluster address in what clients are sent to fails here.
 
 // recipe is one deployment's environment, with the public URL it is
-// configured from.
+// configured from and the redirect URLs its Supabase Auth allows.
 type recipe struct {
-	name   string
-	env    map[string]string
-	public string
+	name    string
+	env     map[string]string
+	public  string
+	allowed []string
 }
 
 // placeholders are the example values that are not usable as they stand,
@@ -198,8 +200,11 @@ func kubernetesRecipe(t *testing.T, vals map[string]string) map[string]string {
 	return env
 }
 
-// recipes are the three deployments with their example values.
-func recipes(t *testing.T, vals map[string]string) []recipe {
+// recipes are the three deployments with their example values; with
+// writes, each recipe's own switch for the write tools is turned on as its
+// documentation says.
+func recipes(t *testing.T, vals map[string]string, writes bool) []recipe {
+	t.Helper()
 	cliVars := readEnvFile(t, "supabase-cli/gateway.env.example")
 	for k, v := range cliVars {
 		cliVars[k] = fill(k, v, vals)
@@ -215,12 +220,67 @@ func recipes(t *testing.T, vals map[string]string) []recipe {
 	selfVars["SUPABASE_PUBLIC_URL"] = "https://supabase.example.edu"
 	selfVars["ANON_KEY"] = vals["anon"]
 	selfVars["SERVICE_ROLE_KEY"] = vals["service"]
+	selfVars["ADDITIONAL_REDIRECT_URLS"] = "https://app.example.edu/auth/callback"
 
-	return []recipe{
-		{"supabase-cli", composeRecipe(t, "supabase-cli/compose.yaml", cliVars), cliVars["PUBLIC_URL"]},
-		{"self-hosted", composeRecipe(t, "self-hosted/docker-compose.override.yml", selfVars), selfVars["SUPABASE_PUBLIC_URL"]},
-		{"kubernetes", kubernetesRecipe(t, vals), "https://YOUR-PROJECT.supabase.co"},
+	kube := kubernetesRecipe(t, vals)
+	if writes {
+		cliVars["GATEWAY_WRITE_TOOLS"] = "on"
+		selfVars["MCP_GATEWAY_WRITE_TOOLS"] = "on"
+		kube["GATEWAY_WRITE_TOOLS"] = "on"
 	}
+	const kubePublic = "https://YOUR-PROJECT.supabase.co"
+	return []recipe{
+		{"supabase-cli", composeRecipe(t, "supabase-cli/compose.yaml", cliVars), cliVars["PUBLIC_URL"], cliAllowList(t, cliVars["PUBLIC_URL"])},
+		{"self-hosted", composeRecipe(t, "self-hosted/docker-compose.override.yml", selfVars), selfVars["SUPABASE_PUBLIC_URL"],
+			strings.Split(interpolate(t, fmt.Sprint(dig(t, load(t, "self-hosted/docker-compose.override.yml"), "services", "auth", "environment", "GOTRUE_URI_ALLOW_LIST")), selfVars), ",")},
+		{"kubernetes", kube, kubePublic, documentedAllowList(t, "<GATEWAY_PUBLIC_URL>", kubePublic)},
+	}
+}
+
+// cliAllowList runs allow-redirects.sh on an [auth] table shaped as the
+// platform's supabase/config.toml has it and returns the resulting
+// additional_redirect_urls.
+func cliAllowList(t *testing.T, public string) []string {
+	t.Helper()
+	config := filepath.Join(t.TempDir(), "config.toml")
+	const platform = "[auth]\nenabled = true\nsite_url = \"http://127.0.0.1:3000\"\nadditional_redirect_urls = [\"http://127.0.0.1:3000\"]\n\n[auth.email]\nenable_signup = true\n"
+	if err := os.WriteFile(config, []byte(platform), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", "supabase-cli/allow-redirects.sh", config, public)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("allow-redirects.sh: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^additional_redirect_urls = \[(.*)\]$`).FindSubmatch(data)
+	if m == nil {
+		t.Fatalf("allow-redirects.sh left no additional_redirect_urls:\n%s", data)
+	}
+	var urls []string
+	if err := json.Unmarshal([]byte("["+string(m[1])+"]"), &urls); err != nil {
+		t.Fatalf("additional_redirect_urls = [%s]: %v", m[1], err)
+	}
+	return urls
+}
+
+// documentedAllowList is what docs/deploy.md tells operators to add to
+// Supabase Auth's redirect URLs, with placeholder standing for the public
+// URL: where the recipe has no Supabase Auth of its own (Kubernetes beside
+// a project elsewhere), the instructions are the allow-list.
+func documentedAllowList(t *testing.T, placeholder, public string) []string {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "deploy.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, m := range regexp.MustCompile(regexp.QuoteMeta(placeholder)+`/functions/v1/mcp-server/[a-z/]*callback`).FindAllString(string(doc), -1) {
+		out = append(out, public+strings.TrimPrefix(m, placeholder))
+	}
+	return out
 }
 
 var (
@@ -251,8 +311,9 @@ func gatewayBinary(t *testing.T) string {
 }
 
 // startRecipe runs the binary with env alone (the listeners moved to free
-// loopback ports) and returns its base URL; the process stops with t.
-func startRecipe(t *testing.T, env map[string]string) string {
+// loopback ports) and returns its base URL and what it has logged so far;
+// the process stops with t.
+func startRecipe(t *testing.T, env map[string]string) (base string, logged func() string) {
 	t.Helper()
 	env["GATEWAY_LISTEN_ADDR"] = "127.0.0.1:0"
 	delete(env, "GATEWAY_METRICS_ADDR")
@@ -282,18 +343,21 @@ func startRecipe(t *testing.T, env map[string]string) string {
 		}
 		close(addr)
 	}()
+	logged = func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return log.String()
+	}
 	select {
 	case a, ok := <-addr:
 		if !ok {
-			mu.Lock()
-			defer mu.Unlock()
-			t.Fatalf("the gateway exited before listening:\n%s", log.String())
+			t.Fatalf("the gateway exited before listening:\n%s", logged())
 		}
-		return "http://" + a
+		return "http://" + a, logged
 	case <-time.After(30 * time.Second):
 		t.Fatal("the gateway did not start listening within 30 s")
 	}
-	return ""
+	return "", logged
 }
 
 func envList(env map[string]string) []string {
@@ -342,103 +406,147 @@ func urlsIn(v any) []string {
 	return out
 }
 
-// TestRecipesAdvertisePublicURLs: each recipe's exact environment runs the
-// gateway's OAuth server, without reachable upstreams, and everything a
-// client is given — the protected-resource metadata, the authorization
-// server's metadata, the sign-in redirect to Supabase Auth and the
-// callback inside it — names the recipe's public host only.
+// TestRecipesAdvertisePublicURLs: each recipe's exact environment, as
+// shipped and with its write tools turned on, runs the gateway's OAuth
+// server, without reachable upstreams, and everything a client is given —
+// the protected-resource metadata, the authorization server's metadata,
+// the sign-in redirect to Supabase Auth and the callback inside it — names
+// the recipe's public host only. The sign-in goes to the provider the
+// recipe names (no warning about the default), and every callback Supabase
+// Auth is asked to return to, the approval page's included, is in the
+// recipe's redirect allow-list.
 func TestRecipesAdvertisePublicURLs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the gateway binary")
 	}
 	vals := testValues(t)
-	for _, r := range recipes(t, vals) {
-		t.Run(r.name, func(t *testing.T) {
-			pub, err := url.Parse(r.public)
-			if err != nil || pub.Host == "" {
-				t.Fatalf("public URL %q", r.public)
-			}
-			if r.env["GATEWAY_OAUTH_SECRET"] == "" {
-				t.Fatalf("the recipe does not pass GATEWAY_OAUTH_SECRET: %v", envList(r.env))
-			}
-			base := startRecipe(t, r.env)
-			local := func(public string) string {
-				if !strings.HasPrefix(public, r.public) {
-					t.Fatalf("%s is not under the public URL %s", public, r.public)
-				}
-				return base + strings.TrimPrefix(public, r.public)
-			}
-			checkHosts := func(what string, urls []string) {
-				t.Helper()
-				if len(urls) == 0 {
-					t.Errorf("%s names no URL", what)
-				}
-				for _, s := range urls {
-					if u, err := url.Parse(s); err != nil || u.Host != pub.Host {
-						t.Errorf("%s names %s, not on the public host %s", what, s, pub.Host)
-					}
-				}
-			}
+	for _, writes := range []bool{false, true} {
+		for _, r := range recipes(t, vals, writes) {
+			t.Run(fmt.Sprintf("%s/writes=%v", r.name, writes), func(t *testing.T) { checkRecipe(t, r, writes) })
+		}
+	}
+}
 
-			var prm map[string]any
-			getJSON(t, base+"/functions/v1/mcp-server/.well-known/oauth-protected-resource", &prm)
-			checkHosts("protected-resource metadata", urlsIn(prm))
-			servers, _ := prm["authorization_servers"].([]any)
-			if len(servers) != 1 {
-				t.Fatalf("authorization_servers = %v", prm["authorization_servers"])
+// checkRecipe runs one recipe's gateway and follows an OAuth client's
+// discovery and authorization, and with writes an approval link, up to the
+// redirect to Supabase Auth.
+func checkRecipe(t *testing.T, r recipe, writes bool) {
+	pub, err := url.Parse(r.public)
+	if err != nil || pub.Host == "" {
+		t.Fatalf("public URL %q", r.public)
+	}
+	if r.env["GATEWAY_OAUTH_SECRET"] == "" {
+		t.Fatalf("the recipe does not pass GATEWAY_OAUTH_SECRET: %v", envList(r.env))
+	}
+	base, logged := startRecipe(t, r.env)
+	if strings.Contains(logged(), "GATEWAY_OAUTH_PROVIDERS") {
+		t.Errorf("the recipe leaves GATEWAY_OAUTH_PROVIDERS at its default:\n%s", logged())
+	}
+	provider := r.env["GATEWAY_OAUTH_PROVIDERS"]
+	if provider == "" || strings.Contains(provider, ",") {
+		t.Fatalf("GATEWAY_OAUTH_PROVIDERS = %q, want the one provider the recipe names", provider)
+	}
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	checkHosts := func(what string, urls []string) {
+		t.Helper()
+		if len(urls) == 0 {
+			t.Errorf("%s names no URL", what)
+		}
+		for _, s := range urls {
+			if u, err := url.Parse(s); err != nil || u.Host != pub.Host {
+				t.Errorf("%s names %s, not on the public host %s", what, s, pub.Host)
 			}
-			issuer := servers[0].(string)
-			if want := r.public + "/functions/v1/mcp-server/oauth"; issuer != want {
-				t.Errorf("authorization server %s, want the gateway's own, %s", issuer, want)
-			}
+		}
+	}
+	// signIn checks a redirect to Supabase Auth's sign-in: on the
+	// public host, with the recipe's provider, returning to an
+	// allowed callback.
+	signIn := func(what string, resp *http.Response) {
+		t.Helper()
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		loc, err := url.Parse(resp.Header.Get("Location"))
+		if resp.StatusCode/100 != 3 || err != nil {
+			t.Fatalf("%s: %d %q %s", what, resp.StatusCode, resp.Header.Get("Location"), body)
+		}
+		if loc.Host != pub.Host || loc.Path != pub.Path+"/auth/v1/authorize" || loc.Query().Get("provider") != provider {
+			t.Errorf("%s: sign-in redirect %s, want %s/auth/v1/authorize?provider=%s…", what, loc, r.public, provider)
+		}
+		back := loc.Query().Get("redirect_to")
+		checkHosts(what+": the sign-in redirect's redirect_to", []string{back})
+		if !slices.Contains(r.allowed, back) {
+			t.Errorf("%s: Supabase Auth is asked to return to %s, which the recipe's redirect allow-list %q lacks", what, back, r.allowed)
+		}
+	}
+	local := func(public string) string {
+		if !strings.HasPrefix(public, r.public) {
+			t.Fatalf("%s is not under the public URL %s", public, r.public)
+		}
+		return base + strings.TrimPrefix(public, r.public)
+	}
 
-			var asm map[string]any
-			getJSON(t, local(issuer)+"/.well-known/oauth-authorization-server", &asm)
-			checkHosts("authorization-server metadata", urlsIn(asm))
+	var prm map[string]any
+	getJSON(t, base+"/functions/v1/mcp-server/.well-known/oauth-protected-resource", &prm)
+	checkHosts("protected-resource metadata", urlsIn(prm))
+	servers, _ := prm["authorization_servers"].([]any)
+	if len(servers) != 1 {
+		t.Fatalf("authorization_servers = %v", prm["authorization_servers"])
+	}
+	issuer := servers[0].(string)
+	if want := r.public + "/functions/v1/mcp-server/oauth"; issuer != want {
+		t.Errorf("authorization server %s, want the gateway's own, %s", issuer, want)
+	}
 
-			// Dynamic client registration, then an authorization with PKCE.
-			reg, err := http.Post(local(asm["registration_endpoint"].(string)), "application/json", strings.NewReader(
-				`{"client_name":"Recipe test","redirect_uris":["http://127.0.0.1:7777/callback"],"token_endpoint_auth_method":"none","grant_types":["authorization_code","refresh_token"],"response_types":["code"]}`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var client struct {
-				ClientID string `json:"client_id"`
-			}
-			regBody, _ := io.ReadAll(reg.Body)
-			reg.Body.Close()
-			if reg.StatusCode != 201 || json.Unmarshal(regBody, &client) != nil || client.ClientID == "" {
-				t.Fatalf("registration: %d %s", reg.StatusCode, regBody)
-			}
-			verifier := make([]byte, 32)
-			_, _ = rand.Read(verifier)
-			sum := sha256.Sum256([]byte(hex.EncodeToString(verifier)))
-			q := url.Values{
-				"response_type":         {"code"},
-				"client_id":             {client.ClientID},
-				"redirect_uri":          {"http://127.0.0.1:7777/callback"},
-				"code_challenge":        {base64.RawURLEncoding.EncodeToString(sum[:])},
-				"code_challenge_method": {"S256"},
-				"state":                 {"recipe"},
-				"scope":                 {"mcp:read"},
-				"resource":              {r.public + "/functions/v1/mcp-server"},
-			}
-			noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-			resp, err := noFollow.Get(local(asm["authorization_endpoint"].(string)) + "?" + q.Encode())
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			loc, err := url.Parse(resp.Header.Get("Location"))
-			if resp.StatusCode/100 != 3 || err != nil {
-				t.Fatalf("authorize: %d %q %s", resp.StatusCode, resp.Header.Get("Location"), body)
-			}
-			if loc.Host != pub.Host || loc.Path != pub.Path+"/auth/v1/authorize" || loc.Query().Get("provider") != "github" {
-				t.Errorf("sign-in redirect %s, want %s/auth/v1/authorize?provider=github…", loc, r.public)
-			}
-			checkHosts("the sign-in redirect's redirect_to", []string{loc.Query().Get("redirect_to")})
-		})
+	var asm map[string]any
+	getJSON(t, local(issuer)+"/.well-known/oauth-authorization-server", &asm)
+	checkHosts("authorization-server metadata", urlsIn(asm))
+
+	// Dynamic client registration, then an authorization with PKCE.
+	reg, err := http.Post(local(asm["registration_endpoint"].(string)), "application/json", strings.NewReader(
+		`{"client_name":"Recipe test","redirect_uris":["http://127.0.0.1:7777/callback"],"token_endpoint_auth_method":"none","grant_types":["authorization_code","refresh_token"],"response_types":["code"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var client struct {
+		ClientID string `json:"client_id"`
+	}
+	regBody, _ := io.ReadAll(reg.Body)
+	reg.Body.Close()
+	if reg.StatusCode != 201 || json.Unmarshal(regBody, &client) != nil || client.ClientID == "" {
+		t.Fatalf("registration: %d %s", reg.StatusCode, regBody)
+	}
+	verifier := make([]byte, 32)
+	_, _ = rand.Read(verifier)
+	sum := sha256.Sum256([]byte(hex.EncodeToString(verifier)))
+	q := url.Values{
+		"response_type":         {"code"},
+		"client_id":             {client.ClientID},
+		"redirect_uri":          {"http://127.0.0.1:7777/callback"},
+		"code_challenge":        {base64.RawURLEncoding.EncodeToString(sum[:])},
+		"code_challenge_method": {"S256"},
+		"state":                 {"recipe"},
+		"scope":                 {"mcp:read"},
+		"resource":              {r.public + "/functions/v1/mcp-server"},
+	}
+	resp, err := noFollow.Get(local(asm["authorization_endpoint"].(string)) + "?" + q.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	signIn("authorize", resp)
+
+	// An approval link, as a write tool hands it out: its sign-in
+	// needs no upstream.
+	resp, err = noFollow.Get(base + "/functions/v1/mcp-server/approve/0b9f3c1e-6a53-4c1e-9d6b-2a7c5e8f1d20")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if writes {
+		signIn("approval", resp)
+	} else {
+		resp.Body.Close()
+		if resp.StatusCode/100 == 3 {
+			t.Errorf("approval link with the write tools off: %d to %s", resp.StatusCode, resp.Header.Get("Location"))
+		}
 	}
 }
 
@@ -459,7 +567,7 @@ func TestRecipeRefusesInternalSignIn(t *testing.T) {
 		{"with GATEWAY_OAUTH_ISSUER on kong", func(env map[string]string) { env["GATEWAY_OAUTH_ISSUER"] = "http://kong:8000/auth/v1" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			env := recipes(t, vals)[0].env
+			env := recipes(t, vals, false)[0].env
 			tc.apply(env)
 			env["GATEWAY_LISTEN_ADDR"] = "127.0.0.1:0"
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -474,5 +582,29 @@ func TestRecipeRefusesInternalSignIn(t *testing.T) {
 				t.Errorf("output:\n%s\nwant:\n%s", got, wantOut)
 			}
 		})
+	}
+}
+
+// TestRecipeWarnsOfDefaultProviders: a recipe whose GATEWAY_OAUTH_PROVIDERS
+// is removed still starts, and says which setting it fell back on.
+func TestRecipeWarnsOfDefaultProviders(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the gateway binary")
+	}
+	env := recipes(t, testValues(t), false)[0].env
+	delete(env, "GATEWAY_OAUTH_PROVIDERS")
+	_, logged := startRecipe(t, env)
+	var found bool
+	for _, l := range strings.Split(logged(), "\n") {
+		var line struct{ Level, Msg, Variable, Default string }
+		if json.Unmarshal([]byte(l), &line) == nil && line.Variable == "GATEWAY_OAUTH_PROVIDERS" {
+			found = true
+			if line.Level != "WARN" || line.Default != "github" || !strings.HasPrefix(line.Msg, "GATEWAY_OAUTH_PROVIDERS is not set") {
+				t.Errorf("warning %+v", line)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no warning naming GATEWAY_OAUTH_PROVIDERS in:\n%s", logged())
 	}
 }

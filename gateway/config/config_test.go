@@ -35,7 +35,7 @@ func defaults() Config {
 		MCPServerEnabled:   true,
 		MaxStreams:         1024,
 		MaxStreamsPerToken: 16,
-		OAuthServer:        OAuthServer{Mode: OAuthServerSupabase, Providers: []string{"github"}, AccessTokenTTL: time.Hour},
+		OAuthServer:        OAuthServer{Mode: OAuthServerSupabase, Providers: []string{"github"}, ProvidersDefault: true, AccessTokenTTL: time.Hour},
 		WriteMaxPending:    20,
 		WriteRetention:     30 * 24 * time.Hour,
 	}

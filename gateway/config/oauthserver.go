@@ -38,6 +38,11 @@ type OAuthServer struct {
 	// Providers is GATEWAY_OAUTH_PROVIDERS: the Supabase Auth providers
 	// offered for sign-in. Default github.
 	Providers []string
+	// ProvidersDefault is true when GATEWAY_OAUTH_PROVIDERS is unset and
+	// Providers is the default: main warns, since a provider that is not
+	// enabled in the project's Supabase Auth fails every sign-in, and
+	// Pawtograder's own configuration does not enable github.
+	ProvidersDefault bool
 	// TrustedProxies is GATEWAY_TRUSTED_PROXIES: addresses or CIDR ranges
 	// whose X-Forwarded-For is believed for rate limiting.
 	TrustedProxies []netip.Prefix
@@ -89,6 +94,7 @@ func (p *parser) oauthServer(c *Config) OAuthServer {
 	default:
 		p.fail("GATEWAY_OAUTH_SERVER", fmt.Sprintf("must be gateway, supabase or off (got %q)", p.lookup("GATEWAY_OAUTH_SERVER")))
 	}
+	o.ProvidersDefault = p.lookup("GATEWAY_OAUTH_PROVIDERS") == ""
 	if v := p.lookup("GATEWAY_OAUTH_PROVIDERS"); v != "" {
 		o.Providers = nil
 		for _, s := range strings.Split(v, ",") {

@@ -35,11 +35,11 @@ func TestOAuthServerSettings(t *testing.T) {
 		env  map[string]string
 		want OAuthServer
 	}{
-		{"no secret keeps supabase", nil, OAuthServer{Mode: OAuthServerSupabase, Providers: []string{"github"}, AccessTokenTTL: time.Hour}},
-		{"a secret defaults to gateway", gatewayEnv(nil), OAuthServer{Mode: OAuthServerGateway, Secrets: []string{oauthSecret}, Providers: []string{"github"}, AccessTokenTTL: time.Hour}},
+		{"no secret keeps supabase", nil, OAuthServer{Mode: OAuthServerSupabase, Providers: []string{"github"}, ProvidersDefault: true, AccessTokenTTL: time.Hour}},
+		{"a secret defaults to gateway", gatewayEnv(nil), OAuthServer{Mode: OAuthServerGateway, Secrets: []string{oauthSecret}, Providers: []string{"github"}, ProvidersDefault: true, AccessTokenTTL: time.Hour}},
 		{"explicit supabase wins", gatewayEnv(map[string]string{"GATEWAY_OAUTH_SERVER": "supabase"}),
-			OAuthServer{Mode: OAuthServerSupabase, Secrets: []string{oauthSecret}, Providers: []string{"github"}, AccessTokenTTL: time.Hour}},
-		{"off", map[string]string{"GATEWAY_OAUTH_SERVER": "OFF"}, OAuthServer{Mode: OAuthServerOff, Providers: []string{"github"}, AccessTokenTTL: time.Hour}},
+			OAuthServer{Mode: OAuthServerSupabase, Secrets: []string{oauthSecret}, Providers: []string{"github"}, ProvidersDefault: true, AccessTokenTTL: time.Hour}},
+		{"off", map[string]string{"GATEWAY_OAUTH_SERVER": "OFF"}, OAuthServer{Mode: OAuthServerOff, Providers: []string{"github"}, ProvidersDefault: true, AccessTokenTTL: time.Hour}},
 		{"everything", gatewayEnv(map[string]string{
 			"GATEWAY_OAUTH_SECRET":             oauthSecret + " , " + strings.Repeat("b", 32),
 			"GATEWAY_OAUTH_PROVIDERS":          "github, azure",
@@ -49,7 +49,7 @@ func TestOAuthServerSettings(t *testing.T) {
 			TrustedProxies:   []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.168.1.7/32"), netip.MustParsePrefix("fd00::/64")},
 			CIMDAllowPrivate: true, AccessTokenTTL: time.Hour}},
 		{"gateway mode with the MCP server off needs nothing", map[string]string{"GATEWAY_OAUTH_SERVER": "gateway", "MCP_SERVER_ENABLED": "false"},
-			OAuthServer{Mode: OAuthServerGateway, Providers: []string{"github"}, AccessTokenTTL: time.Hour}},
+			OAuthServer{Mode: OAuthServerGateway, Providers: []string{"github"}, ProvidersDefault: true, AccessTokenTTL: time.Hour}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

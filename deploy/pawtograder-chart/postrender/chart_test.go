@@ -50,20 +50,33 @@ func goTool(t *testing.T, dir string, args ...string) {
 	}
 }
 
+// fromRepoRoot resolves a relative path given in an environment variable
+// against the repository root, where the README's commands are run, not
+// against this package's directory, where go test runs the test.
+func fromRepoRoot(t *testing.T, path string) string {
+	t.Helper()
+	if filepath.IsAbs(path) {
+		return path
+	}
+	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(root, path)
+}
+
 // TestRealChart renders Pawtograder's chart with its production example
 // values and the post-renderer, and checks what an install would get. It
 // needs a checkout of charts/pawtograder (pawtograder/platform), named by
-// PAWTOGRADER_CHART_DIR; kubeconform's schema validation additionally
+// PAWTOGRADER_CHART_DIR (absolute, or relative to the repository root);
+// kubeconform's schema validation additionally
 // needs KUBECONFORM_SCHEMA_LOCATION (see README.md).
 func TestRealChart(t *testing.T) {
 	chart := os.Getenv("PAWTOGRADER_CHART_DIR")
 	if chart == "" {
 		t.Skip("PAWTOGRADER_CHART_DIR is not set: point it at a charts/pawtograder checkout of pawtograder/platform to render the real chart")
 	}
-	chart, err := filepath.Abs(chart)
-	if err != nil {
-		t.Fatal(err)
-	}
+	chart = fromRepoRoot(t, chart)
 	settingsFile, err := filepath.Abs(filepath.Join("..", "mcp-gateway.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -85,6 +98,7 @@ func TestRealChart(t *testing.T) {
 	plain := helm(t, bin, args...)
 	out := helm(t, bin, append(args, "--post-renderer", filepath.Join(bin, "postrender"), "--post-renderer-args=-settings="+settingsFile)...)
 	if dir := os.Getenv("PAWTOGRADER_CHART_OUT"); dir != "" {
+		dir = fromRepoRoot(t, dir)
 		// For reading the result by hand.
 		_ = os.WriteFile(filepath.Join(dir, "plain.yaml"), plain, 0o644)
 		_ = os.WriteFile(filepath.Join(dir, "post-rendered.yaml"), out, 0o644)

@@ -22,13 +22,15 @@ import (
 func main() {
 	settings := flag.String("settings", os.Getenv("MCP_GATEWAY_SETTINGS"), "the post-renderer's settings file (default $MCP_GATEWAY_SETTINGS)")
 	flag.Parse()
-	if err := run(os.Stdin, os.Stdout, *settings); err != nil {
+	if err := run(os.Stdin, os.Stdout, os.Stderr, *settings); err != nil {
 		fmt.Fprintln(os.Stderr, "mcp-gateway post-renderer:", err)
 		os.Exit(1)
 	}
 }
 
-func run(in io.Reader, out io.Writer, settingsFile string) error {
+// run renders in to out; warnings go to warn (Helm shows a post-renderer's
+// stderr only when it fails; `helm template … | postrender` shows them).
+func run(in io.Reader, out, warn io.Writer, settingsFile string) error {
 	if settingsFile == "" {
 		return fmt.Errorf("no settings file: pass -settings=<file> (helm: --post-renderer-args=-settings=<file>) or set MCP_GATEWAY_SETTINGS")
 	}
@@ -44,9 +46,12 @@ func run(in io.Reader, out io.Writer, settingsFile string) error {
 	if err != nil {
 		return err
 	}
-	b, err := Render(manifests, s)
+	b, warnings, err := render(manifests, s)
 	if err != nil {
 		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(warn, "mcp-gateway post-renderer: warning:", w)
 	}
 	_, err = out.Write(b)
 	return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strconv"
 
 	"gopkg.in/yaml.v3"
@@ -34,7 +35,19 @@ func scalar(v any) *yaml.Node {
 	panic("mapping: unsupported value type")
 }
 
-func str(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
+// str is a string scalar. yaml.v3 quotes what YAML 1.2 would read as
+// another type, but Kubernetes reads manifests as YAML 1.1, where on, off,
+// yes, no, y and n are booleans too (an env value of off fails to
+// decode), so those are quoted as well.
+func str(s string) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+	if yaml11Bool.MatchString(s) {
+		n.Style = yaml.DoubleQuotedStyle
+	}
+	return n
+}
+
+var yaml11Bool = regexp.MustCompile(`^(?i:y|n|yes|no|on|off|true|false)$`)
 
 func seq(items ...*yaml.Node) *yaml.Node {
 	return &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: items}

@@ -39,8 +39,12 @@ var gatewayPaths = []string{
 }
 
 // callbackPath is where Supabase Auth returns people to the gateway's
-// OAuth server (docs/oauth.md, operator set-up step 4).
-const callbackPath = "/functions/v1/mcp-server/oauth/callback"
+// OAuth server (docs/oauth.md, operator set-up step 4); approvePath is
+// where it returns them to a write's approval page (docs/writes.md).
+const (
+	callbackPath = "/functions/v1/mcp-server/oauth/callback"
+	approvePath  = "/functions/v1/mcp-server/approve/callback"
+)
 
 // doc is one YAML document of the stream: its text as read, and its parse
 // when it holds an object. Documents the post-renderer does not change are
@@ -152,20 +156,37 @@ type release struct {
 // allow-list. Its output is a fixed point: rendering it again changes
 // nothing.
 func Render(in []byte, s Settings) ([]byte, error) {
+	out, _, err := render(in, s)
+	return out, err
+}
+
+// render is Render with the warnings about the release: problems that do
+// not stop the gateway from starting but would fail every sign-in. They
+// head the gateway's Deployment as comments, since Helm shows nothing a
+// post-renderer writes to stderr when it succeeds.
+func render(in []byte, s Settings) ([]byte, []string, error) {
 	docs, err := splitDocs(in)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rel, err := inspect(docs, s)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	var warnings []string
+	if s.OAuth {
+		warnings = providerWarnings(gotrue(docs, rel), s)
 	}
 	if err := addKongRoutes(rel, s); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if s.OAuth {
-		if err := allowCallback(docs, rel); err != nil {
-			return nil, err
+		callbacks := []string{rel.publicURL + callbackPath}
+		if s.WriteTools() {
+			callbacks = append(callbacks, rel.publicURL+approvePath)
+		}
+		if err := allowCallbacks(docs, rel, callbacks); err != nil {
+			return nil, nil, err
 		}
 	}
 	name := rel.fullname + "-" + component
@@ -173,9 +194,44 @@ func Render(in []byte, s Settings) ([]byte, error) {
 		return d.is("Deployment", name) || d.is("Service", name) || d.is("PodDisruptionBudget", name)
 	})
 	for _, obj := range gatewayObjects(rel, s) {
-		docs = append(docs, &doc{node: &yaml.Node{Kind: yaml.DocumentNode, HeadComment: sourceComment, Content: []*yaml.Node{obj}}, changed: true})
+		head := sourceComment
+		if text(obj, "kind") == "Deployment" {
+			for _, w := range warnings {
+				head += "\n# WARNING: " + w
+			}
+		}
+		docs = append(docs, &doc{node: &yaml.Node{Kind: yaml.DocumentNode, HeadComment: head, Content: []*yaml.Node{obj}}, changed: true})
 	}
-	return writeDocs(docs)
+	out, err := writeDocs(docs)
+	return out, warnings, err
+}
+
+// providerWarnings names each sign-in provider of the gateway that the
+// release's GoTrue does not enable (GOTRUE_EXTERNAL_<NAME>_ENABLED=true, the
+// chart's auth.external.<name>.enabled), and a GATEWAY_OAUTH_PROVIDERS left
+// to the gateway's default.
+func providerWarnings(c *gotrueContainer, s Settings) []string {
+	var out []string
+	list, set := s.Env["GATEWAY_OAUTH_PROVIDERS"]
+	if !set {
+		list = "github"
+		out = append(out, "env GATEWAY_OAUTH_PROVIDERS is not set, so the gateway offers its default, github; set it to the providers people sign in with")
+	}
+	enabled := map[string]bool{}
+	if c != nil {
+		for _, e := range items(get(c.container, "env")) {
+			name, ok := strings.CutPrefix(text(e, "name"), "GOTRUE_EXTERNAL_")
+			if name, ok2 := strings.CutSuffix(name, "_ENABLED"); ok && ok2 && strings.EqualFold(text(e, "value"), "true") {
+				enabled[strings.ToLower(name)] = true
+			}
+		}
+	}
+	for _, p := range strings.Split(list, ",") {
+		if p = strings.TrimSpace(p); p != "" && !enabled[p] {
+			out = append(out, fmt.Sprintf("GATEWAY_OAUTH_PROVIDERS names %s, which the chart's GoTrue does not enable (GOTRUE_EXTERNAL_%s_ENABLED; values auth.external.%s.enabled): signing in with it fails", p, strings.ToUpper(p), p))
+		}
+	}
+	return out
 }
 
 func inspect(docs []*doc, s Settings) (*release, error) {
@@ -341,47 +397,64 @@ func addKongRoutes(rel *release, s Settings) error {
 	return nil
 }
 
-// allowCallback adds the gateway's sign-in callback to GoTrue's redirect
-// allow-list (the chart allows only the web app's URLs): without it
-// Supabase Auth sends people to the Site URL and the connection never
-// completes.
-func allowCallback(docs []*doc, rel *release) error {
-	var auth *doc
-	for _, d := range docs {
-		if d.is("Deployment", rel.fullname+"-auth") {
-			auth = d
-		}
-	}
-	c := (*yaml.Node)(nil)
-	if auth != nil {
-		c = podContainer(auth, "gotrue")
-	}
+// allowCallbacks adds the gateway's sign-in callbacks to GoTrue's redirect
+// allow-list (the chart allows only the web app's URLs): without them
+// Supabase Auth sends people to the Site URL and the connection, or the
+// approval, never completes.
+func allowCallbacks(docs []*doc, rel *release, callbacks []string) error {
+	c := gotrue(docs, rel)
 	if c == nil {
 		return fmt.Errorf("oauth is on but the chart's output has no Deployment %s-auth with a gotrue container, whose GOTRUE_URI_ALLOW_LIST must allow the gateway's callback", rel.fullname)
 	}
-	callback := rel.publicURL + callbackPath
-	env := get(c, "env")
+	env := get(c.container, "env")
 	if env == nil {
 		env = seq()
-		set(c, "env", env)
+		set(c.container, "env", env)
 	}
+	var entry *yaml.Node
 	for _, e := range items(env) {
-		if text(e, "name") != "GOTRUE_URI_ALLOW_LIST" {
-			continue
+		if text(e, "name") == "GOTRUE_URI_ALLOW_LIST" {
+			entry = e
 		}
-		v := text(e, "value")
-		if slices.Contains(strings.Split(v, ","), callback) {
-			return nil
+	}
+	if entry == nil {
+		entry = mapping("name", "GOTRUE_URI_ALLOW_LIST", "value", "")
+		env.Content = append(env.Content, entry)
+	}
+	v := text(entry, "value")
+	for _, cb := range callbacks {
+		if v != "" && slices.Contains(strings.Split(v, ","), cb) {
+			continue
 		}
 		if v != "" {
 			v += ","
 		}
-		set(e, "value", str(v+callback))
-		auth.changed = true
-		return nil
+		v += cb
 	}
-	env.Content = append(env.Content, mapping("name", "GOTRUE_URI_ALLOW_LIST", "value", callback))
-	auth.changed = true
+	if v != text(entry, "value") {
+		set(entry, "value", str(v))
+		c.doc.changed = true
+	}
+	return nil
+}
+
+// gotrueContainer is the gotrue container of the release's auth
+// Deployment, with its document.
+type gotrueContainer struct {
+	doc       *doc
+	container *yaml.Node
+}
+
+// gotrue finds the release's GoTrue container; nil when the chart's output
+// has none.
+func gotrue(docs []*doc, rel *release) *gotrueContainer {
+	for _, d := range docs {
+		if d.is("Deployment", rel.fullname+"-auth") {
+			if c := podContainer(d, "gotrue"); c != nil {
+				return &gotrueContainer{d, c}
+			}
+		}
+	}
 	return nil
 }
 

@@ -385,6 +385,8 @@ func TestLoadSettings(t *testing.T) {
 		{"bad timeout", strings.Replace(base, "streamTimeout: 1h", "streamTimeout: 0s", 1), "settings: streamTimeout must be a positive duration such as 1h (got 0s)"},
 		{"managed env", base + "  SUPABASE_URL: http://elsewhere\n", "settings: env SUPABASE_URL is set by the post-renderer from the chart; remove it from env"},
 		{"bad env name", base + "  gateway-log: x\n", `settings: env name "gateway-log" is not an environment variable name`},
+		{"write tools without oauth", strings.Replace(strings.Replace(base, `GATEWAY_WRITE_TOOLS: "off"`, `GATEWAY_WRITE_TOOLS: "on"`, 1), "oauth: true", "oauth: false", 1),
+			"settings: env GATEWAY_WRITE_TOOLS is on, which needs oauth: true"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -397,7 +399,7 @@ func TestLoadSettings(t *testing.T) {
 }
 
 func TestRunNeedsSettings(t *testing.T) {
-	err := run(strings.NewReader(""), &bytes.Buffer{}, "")
+	err := run(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}, "")
 	want := "no settings file: pass -settings=<file> (helm: --post-renderer-args=-settings=<file>) or set MCP_GATEWAY_SETTINGS"
 	if err == nil || err.Error() != want {
 		t.Errorf("run error = %v, want %q", err, want)

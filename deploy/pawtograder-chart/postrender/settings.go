@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -67,6 +68,9 @@ func LoadSettings(data []byte) (Settings, error) {
 	if s.Resources.Kind != 0 && s.Resources.Kind != yaml.MappingNode {
 		errs = append(errs, errors.New("settings: resources must be a mapping (requests, limits)"))
 	}
+	if s.WriteTools() && !s.OAuth {
+		errs = append(errs, errors.New("settings: env GATEWAY_WRITE_TOOLS is on, which needs oauth: true (the approval page's sign-in uses GATEWAY_OAUTH_SECRET and GoTrue's allow-list)"))
+	}
 	for name := range s.Env {
 		if !envName.MatchString(name) {
 			errs = append(errs, fmt.Errorf("settings: env name %q is not an environment variable name", name))
@@ -75,6 +79,12 @@ func LoadSettings(data []byte) (Settings, error) {
 		}
 	}
 	return s, errors.Join(errs...)
+}
+
+// WriteTools reports whether env turns the write tools on (the gateway's
+// GATEWAY_WRITE_TOOLS, case-insensitive as the gateway reads it).
+func (s Settings) WriteTools() bool {
+	return strings.EqualFold(strings.TrimSpace(s.Env["GATEWAY_WRITE_TOOLS"]), "on")
 }
 
 // managedEnv are the variables the post-renderer derives itself.

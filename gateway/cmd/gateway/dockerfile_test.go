@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -108,7 +109,7 @@ func TestDockerfile(t *testing.T) {
 	if goVersion == nil {
 		t.Fatal("go.mod has no go directive")
 	}
-	if want := "golang:" + string(goVersion[1]) + "-bookworm"; build.From != want || build.Name != "build" {
+	if want := "docker.io/library/golang:" + string(goVersion[1]) + "-bookworm"; build.From != want || build.Name != "build" {
 		t.Errorf("build stage = FROM %s AS %s, want FROM %s AS build (a pinned tag matching go.mod)", build.From, build.Name, want)
 	}
 	wantBuild := `CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/gateway ./gateway/cmd/gateway`
@@ -136,6 +137,64 @@ func TestDockerfile(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("final stage (-want +got):\n%s", diff)
+	}
+}
+
+// TestDockerfileNamesImagesInFull: every image the Dockerfile pulls (each
+// FROM that is not an earlier stage, and the syntax directive's frontend)
+// starts with a registry host. Podman and buildah resolve a short name such
+// as golang:1.26 only through the host's unqualified-search registries,
+// which Debian leaves unset, so a short name fails there.
+func TestDockerfileNamesImagesInFull(t *testing.T) {
+	path := filepath.Join(repoRoot(t), "Dockerfile")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs := map[string]string{}
+	if m := regexp.MustCompile(`(?m)^#\s*syntax=(\S+)`).FindSubmatch(b); m != nil {
+		refs["syntax directive"] = string(m[1])
+	}
+	stages := map[string]bool{}
+	for i, st := range parseDockerfile(t, path) {
+		if !stages[st.From] {
+			refs[fmt.Sprintf("FROM of stage %d", i+1)] = st.From
+		}
+		if st.Name != "" {
+			stages[st.Name] = true
+		}
+	}
+	if len(refs) < 2 {
+		t.Fatalf("found only %v", refs)
+	}
+	for what, ref := range refs {
+		if !fullyQualified(ref) {
+			t.Errorf("%s names %q, not a fully qualified image (registry host first, e.g. docker.io/library/…)", what, ref)
+		}
+	}
+}
+
+// fullyQualified reports whether ref's first path element is a registry
+// host: it has a dot or a port, or is localhost (the rule Docker and
+// containers/image use to tell a host from a Docker Hub namespace).
+func fullyQualified(ref string) bool {
+	host, rest, ok := strings.Cut(ref, "/")
+	return ok && rest != "" && (strings.ContainsAny(host, ".:") || host == "localhost")
+}
+
+func TestFullyQualified(t *testing.T) {
+	for ref, want := range map[string]bool{
+		"docker.io/library/golang:1.26.8-bookworm":  true,
+		"gcr.io/distroless/static-debian12:nonroot": true,
+		"localhost:5000/mcp-gateway":                true,
+		"localhost/mcp-gateway":                     true,
+		"golang:1.26.8-bookworm":                    false,
+		"library/golang:1.26.8-bookworm":            false,
+		"docker/dockerfile:1":                       false,
+	} {
+		if got := fullyQualified(ref); got != want {
+			t.Errorf("fullyQualified(%q) = %v, want %v", ref, got, want)
+		}
 	}
 }
 

@@ -282,6 +282,9 @@ func buildOAuth(cfg config.Config, log *slog.Logger, up upstreams) (oauthFront, 
 		issuer = up.authURL
 	}
 	if cfg.OAuthServer.Mode == config.OAuthServerGateway && cfg.MCPServerEnabled {
+		if cfg.OAuthServer.ProvidersDefault {
+			log.Warn("GATEWAY_OAUTH_PROVIDERS is not set: sign-in goes to the default provider, which must be enabled in Supabase Auth (Pawtograder's own configuration does not enable it); set it to the providers people sign in with", slog.String("variable", "GATEWAY_OAUTH_PROVIDERS"), slog.String("default", strings.Join(cfg.OAuthServer.Providers, ",")))
+		}
 		srv, err := buildOAuthServer(cfg, log, resource, up)
 		if err != nil {
 			return o, err
