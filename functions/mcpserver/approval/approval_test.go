@@ -37,7 +37,15 @@ type harness struct {
 	srv    *httptest.Server
 	offset atomic.Int64 // added to time.Now, in nanoseconds
 	audit  *strings.Builder
+	// written is where the proposals' text lands: a help request message
+	// (proposeReply) unless a test proposes another tool's write.
+	written writtenText
 }
+
+// writtenText names the table and text column an approved write fills.
+type writtenText struct{ table, column string }
+
+var helpMessages = writtenText{"help_request_messages", "message"}
 
 // harnessOptions change a harness: the REST API it reaches (a fault
 // proxy), and the service's limits.
@@ -54,7 +62,7 @@ func newHarnessWith(t *testing.T, ho harnessOptions) *harness {
 	t.Helper()
 	env := stack.Env(t)
 	env.RequireDatabase(t)
-	h := &harness{env: env, audit: &strings.Builder{}}
+	h := &harness{env: env, audit: &strings.Builder{}, written: helpMessages}
 	restURL := env.RestURL
 	if ho.restURL != "" {
 		restURL = ho.restURL
@@ -125,11 +133,13 @@ func (h *harness) proposeReply(t *testing.T, marker, tokenID string) *ActionStat
 	return st
 }
 
-// messages counts help_request_messages rows holding text.
+// messages counts the rows holding text in h.written (help request
+// messages unless the test proposes another write).
 func (h *harness) messages(t *testing.T, text string) int {
 	t.Helper()
 	var n int
-	if err := h.env.DB(t).QueryRow(context.Background(), `SELECT count(*) FROM public.help_request_messages WHERE message = $1`, text).Scan(&n); err != nil {
+	q := fmt.Sprintf(`SELECT count(*) FROM public.%s WHERE %s = $1`, h.written.table, h.written.column)
+	if err := h.env.DB(t).QueryRow(context.Background(), q, text).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n

@@ -10,6 +10,7 @@ const (
 	failAssigneeChanged  = "assignee_changed"
 	failTargetGone       = "target_gone"
 	failThreadDraft      = "thread_draft"
+	failRegradeClosed    = "regrade_closed"
 	failNotAllowed       = "not_allowed"
 	failRefused          = "refused"
 	failProposalOutdated = "proposal_outdated"
@@ -33,6 +34,8 @@ func failureText(code string, detail map[string]string) string {
 		return "What this replies to or changes is no longer there, or no longer visible to you, so nothing was written."
 	case failThreadDraft:
 		return "The discussion thread is a draft again, so nothing was written."
+	case failRegradeClosed:
+		return "The regrade request is now " + regradeStatusWords(detail["status"]) + ", and its conversation takes no more comments, so nothing was written."
 	case failNotAllowed:
 		return "Pawtograder's permissions do not allow this change for your account, so nothing was written."
 	case failRefused:
@@ -51,6 +54,18 @@ var statuses = map[string]string{"open": "open", "in_progress": "in progress", "
 func statusWords(s string) string {
 	if w, ok := statuses[s]; ok {
 		return w
+	}
+	return "in another state"
+}
+
+// regradeStatusWords names the regrade_status values a comment is refused
+// in.
+func regradeStatusWords(s string) string {
+	switch s {
+	case "closed":
+		return "closed"
+	case "draft":
+		return "a draft the student has not sent"
 	}
 	return "in another state"
 }

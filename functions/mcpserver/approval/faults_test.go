@@ -11,12 +11,13 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway/userdb"
 )
 
-// messageRowID is the id of the one message holding text, or "" when
-// there is none.
+// messageRowID is the id of the one row of h.written holding text, or ""
+// when there is none.
 func (h *harness) messageRowID(t *testing.T, text string) string {
 	t.Helper()
 	var id string
-	err := h.env.DB(t).QueryRow(context.Background(), `SELECT coalesce(string_agg(id::text, ','), '') FROM public.help_request_messages WHERE message = $1`, text).Scan(&id)
+	q := fmt.Sprintf(`SELECT coalesce(string_agg(id::text, ','), '') FROM public.%s WHERE %s = $1`, h.written.table, h.written.column)
+	err := h.env.DB(t).QueryRow(context.Background(), q, text).Scan(&id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,12 +48,21 @@ func (h *harness) assertRecordEqualsData(t *testing.T, actionID, marker string) 
 // API, and checks what the page says, that the record equals the data,
 // and that approving again writes at most once.
 func TestApprovalFaults(t *testing.T) {
-	tests := []struct {
-		name      string
-		rules     []gatewaytest.FaultRule
-		wantTitle string // the page after the faulted approval
-		wantState string // recorded after the faulted approval
-	}{
+	runApprovalFaults(t, (*harness).proposeReply)
+}
+
+// approvalFault is one interruption of an approval.
+type approvalFault struct {
+	name      string
+	rules     []gatewaytest.FaultRule
+	wantTitle string // the page after the faulted approval
+	wantState string // recorded after the faulted approval
+}
+
+// runApprovalFaults runs every interruption point against the write that
+// propose makes.
+func runApprovalFaults(t *testing.T, propose func(h *harness, t *testing.T, marker, tokenID string) *ActionState) {
+	tests := []approvalFault{
 		{name: "before the decision: the approval never arrives",
 			rules:     []gatewaytest.FaultRule{{Match: gatewaytest.RPCTo("mcp_pending_action_approve"), Fault: gatewaytest.DropRequest}},
 			wantTitle: "Not done yet", wantState: StatePending},
@@ -80,7 +90,7 @@ func TestApprovalFaults(t *testing.T) {
 			proxy := gatewaytest.NewFaultProxy(t, env.RestURL[:len(env.RestURL)-len("/rest/v1")])
 			h := newHarnessWith(t, harnessOptions{restURL: proxy.URL + "/rest/v1", writeTimeout: time.Second})
 			marker := fmt.Sprintf("faulted %s %d", tt.name, time.Now().UnixNano())
-			st := h.proposeReply(t, marker, "")
+			st := propose(h, t, marker, "")
 			b := browser(t)
 			_, page := signIn(t, b, h.env, st.ApprovalURL, gatewaytest.Alice)
 			for _, r := range tt.rules {

@@ -113,6 +113,8 @@ func writtenRow(a *Action) string {
 		return "help request #" + a.RowID
 	case "reply_to_discussion_thread":
 		return "reply #" + a.RowID
+	case "comment_on_regrade_request":
+		return "regrade comment #" + a.RowID
 	}
 	return "row " + a.RowID
 }

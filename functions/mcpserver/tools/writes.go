@@ -1,7 +1,8 @@
 package tools
 
 // The write tools (docs/writes.md): reply_to_help_request,
-// set_help_request_status and reply_to_discussion_thread. None of them
+// set_help_request_status and reply_to_discussion_thread (here), and
+// comment_on_regrade_request (grading_writes.go). None of them
 // writes. A call validates its arguments, checks as the caller (reading
 // only, under row-level security) that the target exists and that the
 // caller is staff of the class, builds the exact preview and the one write
@@ -127,7 +128,7 @@ var replyToDiscussionThreadTool = writeTool(Tool{
 // catalogue's: listed only from revision 2025-06-18 and only with
 // Options.Approvals (GATEWAY_WRITE_TOOLS=on).
 func writeCatalogue() []*Tool {
-	return []*Tool{&replyToHelpRequestTool, &setHelpRequestStatusTool, &replyToDiscussionThreadTool}
+	return []*Tool{&replyToHelpRequestTool, &setHelpRequestStatusTool, &replyToDiscussionThreadTool, &commentOnRegradeRequestTool}
 }
 
 // WriteNames lists the write tools' names, for bounded metric labels.

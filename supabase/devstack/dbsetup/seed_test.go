@@ -41,6 +41,7 @@ var seedTables = []struct{ table, order string }{
 	{"public.submission_reviews", "id"},
 	{"public.review_assignments", "id"},
 	{"public.submission_regrade_requests", "id"},
+	{"public.submission_regrade_request_comments", "id"},
 	{"public.api_tokens", "id"},
 	{"public.revoked_token_ids", "token_id"},
 }
