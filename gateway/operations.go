@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -60,8 +61,15 @@ func internalHealth(c echo.Context) error {
 	return writeJSON(c, http.StatusOK, jsjson.NewObject(1).Set("message", "ok"))
 }
 
+// checkGrace is how long runCheck waits, once the probe's deadline has
+// passed, for a check that watches its context to say why it gave up.
+const checkGrace = 100 * time.Millisecond
+
 // runCheck runs check but returns when ctx ends even if check ignores its
-// context, so a stuck dependency cannot pile up blocked probe requests.
+// context, so a stuck dependency cannot pile up blocked probe requests. A
+// check that watches ctx reports its own reason (which dependency did not
+// answer); one that ignores it, or succeeds only after its deadline, is
+// reported as timed out.
 func runCheck(ctx context.Context, check func(context.Context) error) error {
 	done := make(chan error, 1)
 	go func() { done <- check(ctx) }()
@@ -69,6 +77,15 @@ func runCheck(ctx context.Context, check func(context.Context) error) error {
 	case err := <-done:
 		return err
 	case <-ctx.Done():
-		return errors.New("readiness check timed out")
+	}
+	errTimedOut := errors.New("readiness check timed out")
+	select {
+	case err := <-done:
+		if err == nil {
+			return errTimedOut // it answered after its deadline
+		}
+		return err
+	case <-time.After(checkGrace):
+		return errTimedOut
 	}
 }

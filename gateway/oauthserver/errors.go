@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -19,6 +20,9 @@ type Error struct {
 	Code        string
 	Description string
 	Err         error
+	// retryAfter, on a 429, is how long until the limit lets the request
+	// through; writeError sends it as Retry-After.
+	retryAfter time.Duration
 }
 
 func (e *Error) Error() string {
@@ -59,7 +63,6 @@ const (
 
 var (
 	errServer   = oauthErr(http.StatusInternalServerError, codeServerError, "The authorization server could not complete the request; try again")
-	errTooMany  = oauthErr(http.StatusTooManyRequests, codeTemporarilyUnavailable, "Too many requests from this address; try again in a minute")
 	errBodySize = oauthErr(http.StatusRequestEntityTooLarge, codeInvalidRequest, "Request body too large")
 )
 
@@ -91,8 +94,10 @@ func setCORS(h http.Header, methods string) {
 
 // postPrologue is what every JSON endpoint a client calls with POST does
 // first (registration, token, revocation): CORS, the preflight, 405 for
-// other methods and the per-address limit. done reports that the answer has
-// been written, with err the write's result.
+// other methods and, when limit is set, the per-address limit (token and
+// revocation requests are limited per client once the client is known).
+// done reports that the answer has been written, with err the write's
+// result.
 func (s *Server) postPrologue(c echo.Context, limit *limiter) (done bool, err error) {
 	setCORS(c.Response().Header(), "POST, OPTIONS")
 	switch c.Request().Method {
@@ -103,8 +108,7 @@ func (s *Server) postPrologue(c echo.Context, limit *limiter) (done bool, err er
 		return true, s.methodNotAllowed(c, "POST, OPTIONS")
 	}
 	if ok, wait := limit.allow(s.clientIP(c.Request())); !ok {
-		c.Response().Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
-		return true, s.writeError(c, errTooMany)
+		return true, s.writeError(c, tooMany(descTooManyAddress, wait))
 	}
 	return false, nil
 }
@@ -120,6 +124,9 @@ func (s *Server) writeError(c echo.Context, err error) error {
 	}
 	h := c.Response().Header()
 	setNoStore(h)
+	if e.retryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(retryAfterSeconds(e.retryAfter)))
+	}
 	body := jsjson.NewObject(2).Set("error", e.Code).Set("error_description", e.Description)
 	return writeJSON(c, e.Status, body)
 }

@@ -11,18 +11,20 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// defaultLimiterKeys bounds how many client addresses each limiter
-// remembers. An address that has been quiet long enough for its bucket to
-// refill loses nothing by being forgotten, so evicting the least recently
-// seen address under a flood costs at most one fresh burst for it, while
-// refusing unseen addresses would lock every newcomer out.
+// defaultLimiterKeys bounds how many keys (client addresses, clients or
+// grants) each limiter remembers. A key that has been quiet long enough
+// for its bucket to refill loses nothing by being forgotten, so evicting
+// the least recently seen key under a flood costs at most one fresh burst
+// for it, while refusing unseen keys would lock every newcomer out.
 const defaultLimiterKeys = 100_000
 
-// limiter is a token bucket per client address (golang.org/x/time/rate):
-// perMinute tokens refill evenly over each minute and a full bucket holds
-// perMinute, so an address gets at most perMinute events in any
-// one-minute span plus what refilled meanwhile, wherever the span starts.
-// The buckets sit in an LRU cache of defaultLimiterKeys addresses; a
+// limiter is a token bucket per key (golang.org/x/time/rate): perMinute
+// tokens refill evenly over each minute and a full bucket holds
+// perMinute, so a key gets at most perMinute events in any one-minute
+// span plus what refilled meanwhile, wherever the span starts. The
+// buckets are this process's own: with N replicas behind a balancer that
+// spreads requests evenly, a key gets up to N times as many (docs/oauth.md).
+// The buckets sit in an LRU cache of defaultLimiterKeys keys; a
 // rate.Limiter is safe for concurrent use, so the cache's own lock is the
 // only one.
 type limiter struct {
@@ -70,6 +72,42 @@ func (l *limiter) allow(key string) (ok bool, retryAfter time.Duration) {
 		return false, max(d, time.Second)
 	}
 	return true, 0
+}
+
+// The descriptions of the 429 answers, one per limit. They use only the
+// characters RFC 6749 §5.2 allows in error_description.
+const (
+	descTooManyAddress = "Too many requests from this address; try again in a minute"
+	descTooManyClient  = "Too many token requests from this client; try again after the delay in Retry-After"
+	descTooManyRefresh = "Too many refreshes of this grant; try again after the delay in Retry-After"
+)
+
+// tooMany is the 429 answer of a limit; writeError sends wait as
+// Retry-After.
+func tooMany(desc string, wait time.Duration) *Error {
+	e := oauthErr(http.StatusTooManyRequests, codeTemporarilyUnavailable, desc)
+	e.retryAfter = wait
+	return e
+}
+
+// limitClient counts one token or revocation request against client's
+// budget. It runs once the client is resolved and before the store is
+// asked anything, so a refused request costs no database round trip.
+func (s *Server) limitClient(client *Client) error {
+	if ok, wait := s.tokenLimit.allow(client.ID); !ok {
+		return tooMany(descTooManyClient, wait)
+	}
+	return nil
+}
+
+// limitRefresh counts one refresh against the grant (the refresh-token
+// family) tokenID, so one user's looping client cannot spend the budget
+// its host's other users share.
+func (s *Server) limitRefresh(tokenID string) error {
+	if ok, wait := s.refreshLimit.allow(tokenID); !ok {
+		return tooMany(descTooManyRefresh, wait)
+	}
+	return nil
 }
 
 // retryAfterSeconds is the Retry-After value for a delay: whole seconds,

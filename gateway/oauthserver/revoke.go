@@ -16,7 +16,7 @@ import (
 // gets the same 200 and revokes nothing (RFC 7009 §2.2: the client cannot act on
 // the difference, and an attacker learns nothing from it).
 func (s *Server) revoke(c echo.Context) error {
-	if done, err := s.postPrologue(c, s.tokenLimit); done {
+	if done, err := s.postPrologue(c, nil); done {
 		return err
 	}
 	form, err := readForm(c)
@@ -30,6 +30,9 @@ func (s *Server) revoke(c echo.Context) error {
 	ctx := c.Request().Context()
 	client, err := s.resolveClient(ctx, form.Get("client_id"))
 	if err != nil {
+		return s.writeError(c, err)
+	}
+	if err := s.limitClient(client); err != nil {
 		return s.writeError(c, err)
 	}
 	tokenID, err := s.grantOf(ctx, token, client)

@@ -24,7 +24,8 @@ const (
 	DefaultCIMDTimeout        = 5 * time.Second
 	DefaultRegisterPerMinute  = 20
 	DefaultAuthorizePerMinute = 60
-	DefaultTokenPerMinute     = 120
+	DefaultTokenPerMinute     = 600
+	DefaultRefreshPerMinute   = 10
 	maxFormBytes              = 16 << 10
 	maxStateLen               = 1024
 )
@@ -69,11 +70,17 @@ type Options struct {
 	// TrustedProxies are the peers whose X-Forwarded-For is believed
 	// (none: the peer address is the client's).
 	TrustedProxies []netip.Prefix
-	// Per-address limits per minute, as token buckets that refill evenly
-	// and hold a minute's worth; 0 means the default, <0 no limit.
+	// Limits per minute and per replica, as token buckets that refill
+	// evenly and hold a minute's worth; 0 means the default, <0 no limit.
+	// Registration and authorization count per client address (a
+	// person's browser or machine); token and revocation requests per
+	// client (a host such as claude.ai sends every user's requests from a
+	// few shared addresses, so an address would make its users share one
+	// budget), and refreshes also per grant (one refresh-token family).
 	RegisterPerMinute  int
 	AuthorizePerMinute int
 	TokenPerMinute     int
+	RefreshPerMinute   int
 
 	// AllowPrivateCIMD lets metadata documents live on private and
 	// loopback addresses. Tests only.
@@ -100,7 +107,8 @@ type Server struct {
 
 	registerLimit  *limiter
 	authorizeLimit *limiter
-	tokenLimit     *limiter
+	tokenLimit     *limiter // per client
+	refreshLimit   *limiter // per grant
 	extractIP      echo.IPExtractor
 }
 
@@ -144,6 +152,7 @@ func New(opts Options) (*Server, error) {
 	defN(&opts.RegisterPerMinute, DefaultRegisterPerMinute)
 	defN(&opts.AuthorizePerMinute, DefaultAuthorizePerMinute)
 	defN(&opts.TokenPerMinute, DefaultTokenPerMinute)
+	defN(&opts.RefreshPerMinute, DefaultRefreshPerMinute)
 	if opts.HTTPClient == nil {
 		opts.HTTPClient = &http.Client{Timeout: 10 * time.Second}
 	}
@@ -164,6 +173,7 @@ func New(opts Options) (*Server, error) {
 		registerLimit:  newLimiter(opts.RegisterPerMinute, opts.Now),
 		authorizeLimit: newLimiter(opts.AuthorizePerMinute, opts.Now),
 		tokenLimit:     newLimiter(opts.TokenPerMinute, opts.Now),
+		refreshLimit:   newLimiter(opts.RefreshPerMinute, opts.Now),
 		extractIP:      newIPExtractor(opts.TrustedProxies),
 	}
 	if s.metadata, s.oidc, err = s.renderMetadata(); err != nil {

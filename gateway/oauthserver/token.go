@@ -56,7 +56,7 @@ func readForm(c echo.Context) (url.Values, error) {
 // token is the token endpoint (OAuth 2.1 §3.2): public clients only,
 // authorization_code and refresh_token grants.
 func (s *Server) token(c echo.Context) error {
-	if done, err := s.postPrologue(c, s.tokenLimit); done {
+	if done, err := s.postPrologue(c, nil); done {
 		return err
 	}
 	h := c.Response().Header()
@@ -135,6 +135,9 @@ func (s *Server) redeemCode(ctx context.Context, form url.Values) (*tokenRespons
 	if err != nil {
 		return nil, err
 	}
+	if err := s.limitClient(client); err != nil {
+		return nil, err
+	}
 	now := s.opts.Now()
 	stored, err := s.opts.Store.MarkCodeUsed(ctx, hashToken(code), now)
 	switch {
@@ -211,6 +214,9 @@ func (s *Server) refresh(ctx context.Context, form url.Values) (*tokenResponse, 
 	if err != nil {
 		return nil, err
 	}
+	if err := s.limitClient(client); err != nil {
+		return nil, err
+	}
 	now := s.opts.Now()
 	hash := hashToken(rt)
 	stored, err := s.opts.Store.FindRefresh(ctx, hash)
@@ -225,6 +231,9 @@ func (s *Server) refresh(ctx context.Context, form url.Values) (*tokenResponse, 
 	}
 	if !now.Before(stored.ExpiresAt) {
 		return nil, errBadRefresh.withCause(errors.New("refresh token expired"))
+	}
+	if err := s.limitRefresh(stored.TokenID); err != nil {
+		return nil, err
 	}
 	scopes, err := narrowScopes(stored.Scopes, form.Get("scope"))
 	if err != nil {

@@ -12,7 +12,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -221,7 +220,7 @@ func newServer(cfg config.Config, log *slog.Logger) (_ *gateway.Server, b built,
 		ListenAddr:      cfg.ListenAddr,
 		BodyLimit:       cfg.BodyLimit,
 		Ready:           readiness(cfg, b.schema),
-		ReadyTimeout:    cfg.UpstreamTimeout,
+		ReadyTimeout:    readyTimeout(cfg),
 		ShutdownTimeout: cfg.ShutdownTimeout,
 		OnShutdown:      w.onShutdown,
 		Fallback:        fb,
@@ -258,52 +257,6 @@ func urlString(u *url.URL) string {
 		return ""
 	}
 	return u.String()
-}
-
-// readiness is /readyz's check: PostgREST answers, and the database has
-// the gateway's migrations.
-func readiness(cfg config.Config, schema *schemaCheck) func(context.Context) error {
-	reachable := postgrestReady(cfg)
-	return func(ctx context.Context) error {
-		if err := reachable(ctx); err != nil {
-			return err
-		}
-		return schema.check(ctx)
-	}
-}
-
-// postgrestReady reports ready when PostgREST answers at all (any status
-// below 500) within the probe's deadline. The error texts are shown in
-// /readyz, so they name no address or key.
-func postgrestReady(cfg config.Config) func(context.Context) error {
-	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 2}}
-	return func(ctx context.Context) error {
-		if cfg.PostgRESTURL == nil {
-			return errors.New("PostgREST is not configured (set SUPABASE_URL or GATEWAY_POSTGREST_URL)")
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodHead, cfg.PostgRESTURL.String()+"/", nil)
-		if err != nil {
-			return errors.New("PostgREST URL is unusable")
-		}
-		if cfg.SupabaseAnonKey != "" {
-			// Kong refuses requests without an apikey before they reach
-			// PostgREST; with it, the probe measures PostgREST itself.
-			req.Header.Set("apikey", cfg.SupabaseAnonKey)
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			if ctx.Err() != nil {
-				return errors.New("PostgREST did not answer in time")
-			}
-			return errors.New("PostgREST is unreachable")
-		}
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
-		_ = resp.Body.Close()
-		if resp.StatusCode >= 500 {
-			return fmt.Errorf("PostgREST answered %d", resp.StatusCode)
-		}
-		return nil
-	}
 }
 
 // healthcheckCommand is the container's HEALTHCHECK: distroless images have
