@@ -143,6 +143,9 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 		s.metrics.ToolCall(name, outcome, d)
 		s.auditToolCall(cl, name, args, outcome, d, upstream.Load())
 	}()
+	if structuredOutput(cl.version) {
+		ctx = tools.WithNegotiated(ctx) // fields the original lacks (S31)
+	}
 	var result any
 	var err error
 	switch {

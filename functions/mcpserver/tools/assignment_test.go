@@ -13,9 +13,11 @@ type goldenCase struct {
 	args string
 }
 
-// runGoldenCases calls tool for every case, checks its golden text and
-// checks the value against the tool's declared outputSchemas (wrapped, and
-// the value itself as at 2026-07-28).
+// runGoldenCases calls tool for every case, checks its golden text (the
+// drop-in answer), and calls it again at a negotiated revision, where the
+// outputSchemas are declared: that answer must be the golden plus only the
+// fields S31 adds, and satisfy the tool's declared outputSchemas (wrapped,
+// and the value itself as at 2026-07-28).
 func runGoldenCases(t *testing.T, tool string, cases []goldenCase) {
 	t.Helper()
 	decl, ok := New(Options{}).Lookup(tool)
@@ -32,7 +34,11 @@ func runGoldenCases(t *testing.T, tool string, cases []goldenCase) {
 			db, _ := clientFor(t, tc.user)
 			got := callTool(t, db, tool, tc.args)
 			checkGolden(t, tool+"/"+tc.name, got)
-			v, err := jsjson.Decode([]byte(got))
+			negotiated := callToolNegotiated(t, New(Options{}), db, tool, tc.args)
+			if without := withoutNegotiatedFields(t, tool, negotiated); without != got {
+				t.Errorf("negotiated answer without the fields S31 adds:\n%s\nwant the drop-in answer\n%s", without, got)
+			}
+			v, err := jsjson.Decode([]byte(negotiated))
 			if err != nil {
 				t.Fatal(err)
 			}

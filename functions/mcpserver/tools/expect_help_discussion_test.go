@@ -103,6 +103,60 @@ func TestExpectGetHelpRequest(t *testing.T) {
 	}
 }
 
+// TestExpectGetHelpRequestNegotiated: at a negotiated revision each message
+// also carries instructors_only, as stored, and is_caller, whether its
+// author is one of the caller's own profiles (private or public) in the
+// class (docs/compatibility.md S31), for every request a staff member and a
+// student of each class can read.
+func TestExpectGetHelpRequestNegotiated(t *testing.T) {
+	// The other fields are TestExpectGetHelpRequest's (names depend on
+	// what the caller may read of user_roles).
+	sqlMessages := `SELECT coalesce(json_agg(json_build_object('id', m.id,
+		'instructors_only', m.instructors_only,
+		'is_caller', EXISTS (SELECT 1 FROM public.user_roles ur WHERE ur.user_id = $2 AND ur.class_id = h.class_id
+			AND m.author IN (ur.private_profile_id, ur.public_profile_id))) ORDER BY m.created_at, m.id), '[]')
+		FROM public.help_request_messages m JOIN public.help_requests h ON h.id = m.help_request_id WHERE m.help_request_id = $1`
+	// SEED.md: Alice and Gary teach class 1, Bea and Tara class 2; Sam
+	// (a student of class 1) reads requests 1, 2, 3 and 5.
+	callers := []struct {
+		user     string
+		class    int
+		requests string
+	}{
+		{userAlice, 1, `SELECT id FROM public.help_requests WHERE class_id = 1 ORDER BY id`},
+		{userGary, 1, `SELECT id FROM public.help_requests WHERE class_id = 1 ORDER BY id`},
+		{userSam, 1, `SELECT id FROM public.help_requests WHERE id IN (1, 2, 3, 5) ORDER BY id`},
+		{userBea, 2, `SELECT id FROM public.help_requests WHERE class_id = 2 ORDER BY id`},
+		{userTara, 2, `SELECT id FROM public.help_requests WHERE class_id = 2 ORDER BY id`},
+	}
+	for _, c := range callers {
+		for _, id := range seedIDs(t, c.requests) {
+			t.Run(fmt.Sprintf("%s_request_%v", c.user, id), func(t *testing.T) {
+				got := toolJSONNegotiated(t, c.user, "get_help_request", fmt.Sprintf(`{"help_request_id":%v,"class_id":%d}`, id, c.class))
+				expectEqual(t, "messages", seedJSON(t, sqlMessages, id, c.user), pickEach(field(got, "messages"), "id", "instructors_only", "is_caller"))
+			})
+		}
+	}
+	// The seed holds what the markers are for (SEED.md): request 1's
+	// message 4 is Alice's and staff-only; Sam wrote messages 1 (private
+	// profile) and 3 (public profile).
+	for _, tc := range []struct {
+		user                string
+		staffOnly, isCaller []any
+	}{
+		{userAlice, []any{false, false, false, true}, []any{false, false, false, true}},
+		{userSam, []any{false, false, false, true}, []any{true, false, true, false}},
+		{userGary, []any{false, false, false, true}, []any{false, true, false, false}},
+	} {
+		t.Run("request_1_markers_"+tc.user, func(t *testing.T) {
+			messages := field(toolJSONNegotiated(t, tc.user, "get_help_request", `{"help_request_id":1,"class_id":1}`), "messages")
+			expectEqual(t, "message ids", nums(1, 2, 3, 4), pluck(messages, "id"))
+			expectEqual(t, "instructors_only", tc.staffOnly, pluck(messages, "instructors_only"))
+			expectEqual(t, "is_caller", tc.isCaller, pluck(messages, "is_caller"))
+		})
+	}
+}
+
 // TestExpectSearchHelpRequests includes quirk Q12: the assignment filter
 // runs in the query, so the limit counts matching requests.
 func TestExpectSearchHelpRequests(t *testing.T) {

@@ -267,6 +267,44 @@ func TestExpectListSubmissionTests(t *testing.T) {
 	}
 }
 
+// TestExpectListSubmissionTestsNegotiated: at a negotiated revision each
+// test also carries is_released as stored (docs/compatibility.md S31).
+func TestExpectListSubmissionTestsNegotiated(t *testing.T) {
+	const sqlReleased = `SELECT coalesce(json_agg(json_build_object('id', t.id, 'is_released', t.is_released) ORDER BY t.id), '[]')
+		FROM public.grader_result_tests t WHERE t.grader_result_id = (SELECT g.id FROM public.grader_results g
+			WHERE g.submission_id = $1 AND g.class_id = $2 ORDER BY g.created_at DESC LIMIT 1)
+		AND (NOT $3 OR NOT ` + sqlPasses + `)`
+	for _, v := range staffView {
+		for _, id := range seedIDs(t, `SELECT id FROM public.submissions WHERE class_id = $1 ORDER BY id`, v.class) {
+			for _, onlyFailed := range []bool{false, true} {
+				t.Run(fmt.Sprintf("class_%d_submission_%v_only_failed_%v", v.class, id, onlyFailed), func(t *testing.T) {
+					args := fmt.Sprintf(`{"submission_id":%v,"class_id":%d,"only_failed":%v}`, id, v.class, onlyFailed)
+					got := toolJSONNegotiated(t, v.user, "list_submission_tests", args)
+					want := seedJSON(t, sqlReleased, id, v.class, onlyFailed)
+					expectEqual(t, "tests", want, pickEach(field(got, "tests"), "id", "is_released"))
+				})
+			}
+		}
+	}
+	// SEED.md: submission 2's test 6 (testHidden) is not released to the
+	// student; the others are.
+	t.Run("submission_2_hidden_test", func(t *testing.T) {
+		got := field(toolJSONNegotiated(t, userAlice, "list_submission_tests", `{"submission_id":2,"class_id":1}`), "tests")
+		expectEqual(t, "test ids", nums(3, 4, 5, 6), pluck(got, "id"))
+		expectEqual(t, "is_released", []any{true, true, true, false}, pluck(got, "is_released"))
+	})
+}
+
+// pickEach is pick for every item of a list.
+func pickEach(list any, keys ...string) any {
+	items, _ := list.([]any)
+	out := make([]any, 0, len(items))
+	for _, it := range items {
+		out = append(out, pick(it, keys...))
+	}
+	return out
+}
+
 // TestExpectGetTestOutput includes quirk Q15: of two tests with one name,
 // the lowest id.
 func TestExpectGetTestOutput(t *testing.T) {

@@ -17,8 +17,9 @@ import (
 const unknownQueue = "Unknown Queue"
 
 // helpBranches bounds the concurrent branches of one get_help_request call:
-// student profile, referenced submission, latest submission and messages.
-const helpBranches = 4
+// student profile, referenced submission, latest submission, messages and,
+// at negotiated revisions, the caller's own profiles.
+const helpBranches = 5
 
 // getHelpRequestTool is get_help_request.
 var getHelpRequestTool = Tool{
@@ -62,6 +63,10 @@ var searchHelpRequestsTool = Tool{
 // referenced submission when filtering by assignment.
 const helpRequestSelect = "id, request, status, created_at, updated_at, created_by, referenced_submission_id, help_queues!inner(name)"
 
+// helpMessageSelect is the original's message row; negotiated revisions
+// also read instructors_only (docs/compatibility.md S31).
+const helpMessageSelect = "id, message, created_at, author"
+
 // getHelpRequest returns the help request with its student, referenced and
 // latest submissions, assignment and messages, or nil.
 //
@@ -69,10 +74,16 @@ const helpRequestSelect = "id, request, status, created_at, updated_at, created_
 // messages) → (assignment ∥ latest submission) → (message authors' profiles
 // ∥ staff). Here the request row also embeds the referenced submission's
 // assignment_id and assignment record (same rows under the same RLS as the
-// original's queries), so everything after the request runs at once; the latest submission is first found by id and its
-// full context is fetched only when it differs from the referenced one,
+// original's queries), so everything after the request runs at once; the
+// latest submission is first found by id and its full context is fetched
+// only when it differs from the referenced one,
 // which the original computed and then discarded; and the message authors'
 // names and staff flags come from one look-up (see staffProfileIDs).
+//
+// At negotiated revisions each message also says whether it is staff-only
+// and whether the caller wrote it (S31); the caller's profiles are read
+// alongside the rest, and a failure to read them is a ReadFailedError,
+// since no message could then be said not to be the caller's.
 func getHelpRequest(ctx context.Context, c *Call) (any, error) {
 	requestID := arg(c.Args, "help_request_id")
 	classID := arg(c.Args, "class_id")
@@ -86,35 +97,61 @@ func getHelpRequest(ctx context.Context, c *Call) (any, error) {
 		return nil, nil
 	}
 
+	hc := c.readHelpContext(ctx, hr, requestID, classID, negotiated(ctx))
+	if hc.mineErr != nil {
+		return nil, hc.mineErr
+	}
+	out := jsjson.NewObject(12).
+		Set("id", hr.Value("id")).
+		Set("request", hr.Value("request")).
+		Set("status", hr.Value("status")).
+		Set("created_at", hr.Value("created_at")).
+		Set("updated_at", hr.Value("updated_at")).
+		Set("assignment", hc.assignment).
+		Set("submission", hc.submission).
+		Set("latest_submission", hc.latest)
+	setProfileFields(out, "student_profile_id", "student_name", hc.student, hc.studentFound)
+	return out.
+		Set("help_queue_name", queueName(hr)).
+		Set("messages", hc.thread.values(hc.withFields, hc.mine)), nil
+}
+
+// helpContext is what get_help_request reads after the request row.
+type helpContext struct {
+	student                        publicProfile
+	studentFound                   bool
+	submission, assignment, latest any
+	thread                         helpThread
+	// withFields, mine and mineErr: negotiated revisions only (S31).
+	withFields bool
+	mine       map[string]bool
+	mineErr    error
+}
+
+// readHelpContext runs every read after the request row hr at once, in at
+// most helpBranches branches that never fail (a failed query reads as no
+// rows), except the caller's profiles (mineErr).
+func (c *Call) readHelpContext(ctx context.Context, hr *jsjson.Object, requestID, classID string, withFields bool) *helpContext {
 	createdBy, _ := hr.String("created_by")
 	refID := hr.Value("referenced_submission_id")
 	refSubmission, _ := hr.Object("submissions")
 	assignmentID, haveAssignment := refSubmission.Get("assignment_id")
 
-	var (
-		student       publicProfile
-		studentFound  bool
-		submission    any
-		assignment    any
-		latest        any
-		messageRows   []*jsjson.Object
-		authorProfile map[string]publicProfile
-		staff         map[string]bool
-	)
+	hc := &helpContext{withFields: withFields}
 	var g errgroup.Group
 	g.SetLimit(helpBranches)
 	if jsjson.Truthy(refID) {
 		ref := jsString(refID, true)
 		g.Go(func() error {
-			submission = c.submissionContext(ctx, ref, classID, true, true)
+			hc.submission = c.submissionContext(ctx, ref, classID, true, true)
 			return nil
 		})
 		if haveAssignment {
 			aid := jsString(assignmentID, true)
-			assignment = embeddedAssignment(refSubmission, c.Args.Value("class_id"))
+			hc.assignment = embeddedAssignment(refSubmission, c.Args.Value("class_id"))
 			if createdBy != "" {
 				g.Go(func() error {
-					latest = c.latestOtherSubmission(ctx, createdBy, aid, classID, refID)
+					hc.latest = c.latestOtherSubmission(ctx, createdBy, aid, classID, refID)
 					return nil
 				})
 			}
@@ -123,68 +160,119 @@ func getHelpRequest(ctx context.Context, c *Call) (any, error) {
 	if createdBy != "" {
 		g.Go(func() error {
 			p := c.publicProfiles(ctx, classID, []string{createdBy})
-			student, studentFound = p[createdBy]
+			hc.student, hc.studentFound = p[createdBy]
 			return nil
 		})
 	}
 	g.Go(func() error {
-		raw, err := c.DB.From("help_request_messages").
-			Select("id, message, created_at, author").
-			Eq("help_request_id", requestID).
-			Order("created_at", true).
-			Limit(maxRows).
-			Rows(ctx)
-		messageRows, _ = c.pgRows(ctx, raw, err)
-		authors := make([]string, 0, len(messageRows))
-		for _, m := range messageRows {
-			if a, ok := m.String("author"); ok {
-				authors = append(authors, a)
-			}
-		}
-		var lookups errgroup.Group
-		lookups.SetLimit(2)
-		lookups.Go(func() error {
-			authorProfile = c.publicProfiles(ctx, classID, authors)
-			return nil
-		})
-		lookups.Go(func() error {
-			staff = c.staffProfileIDs(ctx, classID, authors)
-			return nil
-		})
-		return lookups.Wait()
+		hc.thread = c.helpThread(ctx, requestID, classID, withFields)
+		return nil
 	})
-	_ = g.Wait() // branches never fail: a failed query reads as no rows
+	if withFields {
+		g.Go(func() error {
+			hc.mine, hc.mineErr = c.callerProfileIDs(ctx, classID)
+			return nil
+		})
+	}
+	_ = g.Wait()
 
 	// The original looks up the assignment and the latest submission only
 	// once the referenced submission is known to be visible in the class.
-	if _, ok := jsObject(submission); !ok {
-		submission, assignment, latest = nil, nil, nil
+	if _, ok := jsObject(hc.submission); !ok {
+		hc.submission, hc.assignment, hc.latest = nil, nil, nil
 	}
+	return hc
+}
 
-	messages := make([]any, 0, len(messageRows))
-	for _, m := range messageRows {
+// helpThread is a help request's messages, oldest first, with their
+// authors' public profiles and staff flags.
+type helpThread struct {
+	rows     []*jsjson.Object
+	profiles map[string]publicProfile
+	staff    map[string]bool
+}
+
+// helpThread reads the messages of a help request and, at once, their
+// authors' names and staff flags (one look-up, staffProfileIDs). withFields
+// (negotiated revisions) also reads each message's instructors_only.
+func (c *Call) helpThread(ctx context.Context, requestID, classID string, withFields bool) helpThread {
+	sel := helpMessageSelect
+	if withFields {
+		sel += ", instructors_only"
+	}
+	raw, err := c.DB.From("help_request_messages").
+		Select(sel).
+		Eq("help_request_id", requestID).
+		Order("created_at", true).
+		Limit(maxRows).
+		Rows(ctx)
+	var th helpThread
+	th.rows, _ = c.pgRows(ctx, raw, err)
+	authors := make([]string, 0, len(th.rows))
+	for _, m := range th.rows {
+		if a, ok := m.String("author"); ok {
+			authors = append(authors, a)
+		}
+	}
+	var lookups errgroup.Group
+	lookups.SetLimit(2)
+	lookups.Go(func() error {
+		th.profiles = c.publicProfiles(ctx, classID, authors)
+		return nil
+	})
+	lookups.Go(func() error {
+		th.staff = c.staffProfileIDs(ctx, classID, authors)
+		return nil
+	})
+	_ = lookups.Wait()
+	return th
+}
+
+// values are the thread's messages as the tool returns them. withFields
+// (negotiated revisions) adds instructors_only (the row's) and is_caller
+// (the author is one of mine, the caller's own profiles in the class).
+func (th helpThread) values(withFields bool, mine map[string]bool) []any {
+	messages := make([]any, 0, len(th.rows))
+	for _, m := range th.rows {
 		author, _ := m.String("author")
-		messages = append(messages, jsjson.NewObject(5).
+		msg := jsjson.NewObject(7).
 			Set("id", m.Value("id")).
 			Set("content", m.Value("message")).
 			Set("created_at", m.Value("created_at")).
-			Set("author_name", profileName(authorProfile, author)).
-			Set("is_staff", author != "" && staff[author]))
+			Set("author_name", profileName(th.profiles, author)).
+			Set("is_staff", author != "" && th.staff[author])
+		if withFields {
+			staffOnly, _ := m.Value("instructors_only").(bool)
+			msg.Set("instructors_only", staffOnly).
+				Set("is_caller", author != "" && mine[author])
+		}
+		messages = append(messages, msg)
 	}
+	return messages
+}
 
-	out := jsjson.NewObject(12).
-		Set("id", hr.Value("id")).
-		Set("request", hr.Value("request")).
-		Set("status", hr.Value("status")).
-		Set("created_at", hr.Value("created_at")).
-		Set("updated_at", hr.Value("updated_at")).
-		Set("assignment", assignment).
-		Set("submission", submission).
-		Set("latest_submission", latest)
-	setProfileFields(out, "student_profile_id", "student_name", student, studentFound)
-	return out.
-		Set("help_queue_name", queueName(hr)).
-		Set("messages", messages), nil
+// callerProfileIDs returns the caller's own private and public profile ids
+// in the class (every user_roles row of the caller there, whatever its
+// role or state), read as the caller. A failed read is a ReadFailedError.
+func (c *Call) callerProfileIDs(ctx context.Context, classID string) (map[string]bool, error) {
+	raw, err := c.DB.From("user_roles").
+		Select("private_profile_id, public_profile_id").
+		Eq("user_id", c.DB.UserID()).
+		Eq("class_id", classID).
+		Rows(ctx)
+	rows, ok := c.pgRows(ctx, raw, err)
+	if !ok {
+		return nil, &ReadFailedError{What: readWhat("user_roles")}
+	}
+	mine := make(map[string]bool, 2*len(rows))
+	for _, r := range rows {
+		for _, col := range []string{"private_profile_id", "public_profile_id"} {
+			if id, ok := r.String(col); ok && id != "" {
+				mine[id] = true
+			}
+		}
+	}
+	return mine, nil
 }
 
 // latestOtherSubmission is §1.12 for get_help_request: S of the student's

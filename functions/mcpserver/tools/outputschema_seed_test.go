@@ -8,7 +8,8 @@ import (
 )
 
 // TestOutputSchemasAcceptSeededResults validates every tool's declared
-// outputSchema against real answers over the seeded database (and the fake
+// outputSchema against real answers at a negotiated revision (where the
+// schemas are declared) over the seeded database (and the fake
 // GitHub for the repository tools): the richest rows of the seed, so that
 // every optional shape is exercised (test output, files, replies, group
 // submissions, pending results, four build output rows), plus one empty
@@ -20,6 +21,7 @@ func TestOutputSchemasAcceptSeededResults(t *testing.T) {
 	cases := map[string][]struct{ user, args string }{
 		"get_help_request": {
 			{userAlice, `{"help_request_id":1,"class_id":1}`}, // submission, latest, messages
+			{userSam, `{"help_request_id":1,"class_id":1}`},   // the caller's messages (private and public profile)
 			{userAlice, `{"help_request_id":3,"class_id":1}`}, // no submission
 			{userAlice, `{"help_request_id":5,"class_id":1}`}, // group submission
 			{userAlice, `{"help_request_id":999,"class_id":1}`},
@@ -144,7 +146,7 @@ func TestOutputSchemasAcceptSeededResults(t *testing.T) {
 			nonEmpty := 0
 			for _, c := range calls {
 				db, _ := clientFor(t, c.user)
-				text := callToolWith(t, reg, db, tool.Name, c.args)
+				text := callToolNegotiated(t, reg, db, tool.Name, c.args)
 				v, err := jsjson.Decode([]byte(text))
 				if err != nil {
 					t.Fatal(err)

@@ -144,14 +144,21 @@ func (c *Call) latestGraderResult(ctx context.Context, submissionID, classID, co
 }
 
 // listSubmissionTests is §2.6, with only_failed applying the pass rule
-// (quirk 6 fixed); the summary covers the returned tests.
+// (quirk 6 fixed); the summary covers the returned tests. At negotiated
+// revisions each test also says whether it is released to the student
+// (is_released, S31).
 func listSubmissionTests(ctx context.Context, c *Call) (any, error) {
 	sid, cid := submissionArgs(c.Args)
 	onlyFailed := isTrue(c.Args, "only_failed")
+	withFields := negotiated(ctx)
+	columns := "id,name,part,score,max_score"
+	if withFields {
+		columns += ",is_released"
+	}
 	tests := make([]any, 0)
 	var passed, failed int
 	var totalScore, maxScore float64
-	row, ok := c.latestGraderResult(ctx, sid, cid, "id,"+testsEmbed+"(id,name,part,score,max_score)",
+	row, ok := c.latestGraderResult(ctx, sid, cid, "id,"+testsEmbed+"("+columns+")",
 		func(q *postgrest.Query) *postgrest.Query {
 			return q.OrderIn("grader_result_tests", "id", true).LimitIn("grader_result_tests", maxRows)
 		})
@@ -164,13 +171,18 @@ func listSubmissionTests(ctx context.Context, c *Call) (any, error) {
 			if onlyFailed && isPassed {
 				continue
 			}
-			tests = append(tests, jsjson.NewObject(6).
+			test := jsjson.NewObject(7).
 				Set("id", t.Value("id")).
 				Set("name", t.Value("name")).
 				Set("part", t.Value("part")).
 				Set("score", score).
 				Set("max_score", maxS).
-				Set("passed", isPassed))
+				Set("passed", isPassed)
+			if withFields {
+				released, _ := t.Value("is_released").(bool)
+				test.Set("is_released", released)
+			}
+			tests = append(tests, test)
 			if f, ok := maxS.(float64); ok {
 				maxScore += f
 			}

@@ -147,7 +147,7 @@ func testTypeScriptSDKv2(t *testing.T, endpoint, token string, raw map[string]st
 		case s.Error != nil:
 			t.Errorf("%s: callTool threw (includes the SDK's outputSchema validation): %s", c.Name, *s.Error)
 			continue
-		case s.IsError || s.Text == nil || *s.Text != hiddentext.Mark(raw[c.Name]): // S30
+		case s.IsError || s.Text == nil || *s.Text != negotiatedText(t, c.Name, hiddentext.Mark(raw[c.Name])): // S30, S31
 			t.Errorf("%s: isError=%v, text differs from the raw POST's", c.Name, s.IsError)
 			continue
 		}

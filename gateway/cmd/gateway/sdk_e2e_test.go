@@ -336,8 +336,8 @@ func testTypeScriptSDK(t *testing.T, endpoint, token string, raw map[string]stri
 					continue
 				}
 				want := raw[c.Name]
-				if mode.structured { // negotiated revisions mark hidden characters (S30)
-					want = hiddentext.Mark(want)
+				if mode.structured { // negotiated revisions mark hidden characters (S30) and add fields (S31)
+					want = negotiatedText(t, c.Name, hiddentext.Mark(want))
 				}
 				if s.IsError || s.ContentItems != 1 || s.Structured != mode.structured {
 					t.Errorf("%s: isError=%v content items=%d structuredContent=%v, want false, 1, %v",
@@ -482,7 +482,7 @@ func testGoSDK(t *testing.T, endpoint, bearer string, raw map[string]string, cal
 		if res.IsError || len(res.Content) != 1 {
 			t.Errorf("%s: isError=%v content items=%d, want false, 1", c.Name, res.IsError, len(res.Content))
 		}
-		if want := hiddentext.Mark(raw[c.Name]); text != want { // S30
+		if want := negotiatedText(t, c.Name, hiddentext.Mark(raw[c.Name])); text != want { // S30, S31
 			t.Errorf("%s: text differs from the raw POST's\n got %q\nwant %q", c.Name, text, want)
 		}
 		var value any

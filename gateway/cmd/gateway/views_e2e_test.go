@@ -286,7 +286,7 @@ func TestViewsInBrowserHost(t *testing.T) {
 			{"list_submission_tests", map[string]any{"submission_id": 2.0, "class_id": 1.0, "only_failed": true}},
 			{"get_help_request", map[string]any{"help_request_id": 1.0, "class_id": 1.0}},
 			{"get_submission", map[string]any{"submission_id": 2.0, "class_id": 1.0, "include_test_output": true, "include_files": true}},
-			{"get_help_request", map[string]any{"help_request_id": 1.0, "class_id": 1.0}}, // with the fields added
+			{"get_help_request", map[string]any{"help_request_id": 1.0, "class_id": 1.0}}, // dark at 375 px: staff only and you
 			{"get_submissions_for_student", map[string]any{"student_profile_id": samPublic, "assignment_id": 1.0, "class_id": 1.0}},
 			{"get_assignment", map[string]any{"assignment_id": 1.0, "class_id": 1.0}},
 			{"get_help_queue_overview", map[string]any{"class_id": 1.0}},
@@ -326,8 +326,11 @@ func TestViewsInBrowserHost(t *testing.T) {
 		scenario(t, "reviewTests", map[string]any{
 			"heading": "Submission #2",
 			// Failed first (in id order), then passed.
-			"rows":           []any{"testGoodbye", "testNullScore", "testHidden", "testHello"},
-			"results":        []any{"Failed", "Failed", "Failed", "Passed"},
+			"rows":    []any{"testGoodbye", "testNullScore", "testHidden", "testHello"},
+			"results": []any{"Failed", "Failed", "Failed", "Passed"},
+			// is_released from list_submission_tests (S31): test 6 is not
+			// released to the student.
+			"hidden":         []any{nil, nil, "hidden from the student", nil},
 			"expandedOutput": "partially correct",
 			"expandedAria":   "true",
 			"focusedTest":    "4",
@@ -362,9 +365,12 @@ func TestViewsInBrowserHost(t *testing.T) {
 		// what it knows.
 		summary := "Submission #2\n\nPurple Penguin · attempt 2 · Jan 16, 2026, 10:00 AM\n\nScore\n72.5 / 100\nTests\n1 passed · 3 failed\nLint\npassed\nStatus\nEarlier submission\nCommit\n222222222222"
 		rows := []any{"testGoodbye", "testNullScore", "testHidden"}
+		// The hidden test is marked from list_submission_tests' own
+		// is_released, also when get_submission is refused.
+		hidden := []any{nil, nil, "hidden from the student"}
 		scenario(t, "reviewOnlyFailed", map[string]any{
-			"withSubmission": map[string]any{"summary": summary, "rows": rows, "scope": "Showing failed tests only; 1 passed test is not listed."},
-			"alone":          map[string]any{"summary": "Submission #2\nTests\n3 failed", "rows": rows, "scope": "Showing failed tests only."},
+			"withSubmission": map[string]any{"summary": summary, "rows": rows, "hidden": hidden, "scope": "Showing failed tests only; 1 passed test is not listed."},
+			"alone":          map[string]any{"summary": "Submission #2\nTests\n3 failed", "rows": rows, "hidden": hidden, "scope": "Showing failed tests only."},
 		})
 	})
 
@@ -389,11 +395,14 @@ func TestViewsInBrowserHost(t *testing.T) {
 	})
 
 	t.Run("help request: staff only and you", func(t *testing.T) {
-		// get_help_request names neither a message's instructors_only nor
-		// whether its author is the caller; the view shows them when a
-		// result carries messages[].instructors_only and
-		// messages[].is_caller, here added as the seed has them.
+		// At 2025-11-25 get_help_request's messages carry instructors_only
+		// and is_caller (S31), from the seed: message 4 is Alice's own and
+		// staff-only, and Alice calls (SEED.md).
+		message := func(id float64, staffOnly, mine bool) any {
+			return map[string]any{"id": id, "instructors_only": staffOnly, "is_caller": mine}
+		}
 		scenario(t, "helpFields", map[string]any{
+			"fields":    []any{message(1, false, false), message(2, false, false), message(3, false, false), message(4, true, true)},
 			"staffOnly": []any{nil, nil, nil, "Staff only"},
 			"you":       []any{nil, nil, nil, "you"},
 			"labels": []any{"Message from Purple Penguin", "Message from Busy Beaver", "Message from unknown author",

@@ -42,9 +42,9 @@ function renderHelp(root, v, args) {
   if (!msgs.length) thread.appendChild(el("p", { class: "muted", text: "No messages yet." }));
   else {
     thread.appendChild(el("ol", { class: "thread" }, msgs.map(function (m) {
-      // instructors_only: the message is hidden from students, so a public
+      // instructors_only: the message is meant for staff only, so a public
       // reply must not repeat it; is_caller: the caller wrote it. The tool
-      // returns neither yet (docs/views.md); they are shown when present.
+      // returns both at the revisions that have views (docs/views.md).
       var staffOnly = m.instructors_only === true, mine = m.is_caller === true;
       var label = "Message from " + (m.author_name || "unknown author") + (mine ? " (you)" : "") + (staffOnly ? ", staff only" : "");
       return el("li", { class: "card" + (staffOnly ? " staff-only-message" : "") }, [

@@ -224,11 +224,10 @@ window.modernHost = async (endpoint, token, ui, mime) => {
 }
 
 // hostView opens a fresh page at width × 800 and renders the view for one
-// real tool call. transform(value) may change the tool's value before the
-// view sees it (both the structuredContent and the text block); the tools
-// the view calls that are named in refuse fail at the host (recorded in
-// out.refusedCalls, not sent).
-async function hostView(name, { uri, tool, args, theme = "light", width = 760, transform, refuse = [] }) {
+// real tool call, whose result it also returns; the tools the view calls
+// that are named in refuse fail at the host (recorded in out.refusedCalls,
+// not sent).
+async function hostView(name, { uri, tool, args, theme = "light", width = 760, refuse = [] }) {
   const context = await browser.newContext({ viewport: { width, height: 800 }, colorScheme: theme });
   await context.route("**/*", (route) => {
     const url = route.request().url();
@@ -248,18 +247,14 @@ async function hostView(name, { uri, tool, args, theme = "light", width = 760, t
     return callGateway(params);
   });
   await page.goto(origin + "/host.html");
-  let result = await callGateway({ name: tool, arguments: args });
-  if (transform) {
-    const value = transform(structuredClone(result.structuredContent.result));
-    result = { ...result, structuredContent: { result: value }, content: [{ type: "text", text: JSON.stringify(value) }] };
-  }
+  const result = await callGateway({ name: tool, arguments: args });
   const view = views[uri];
   await page.evaluate((spec) => window.hostView(spec), {
     html: view.text, csp: view._meta?.ui?.csp, theme, width, title: name,
     tool: toolByName.get(tool), arguments: args, result,
   });
   const frame = page.frameLocator("#view");
-  return { context, page, frame };
+  return { context, page, frame, result };
 }
 
 async function shot(page, file) {
@@ -292,6 +287,8 @@ async function audit(page, name) {
 }
 
 const texts = (loc) => loc.evaluateAll((els) => els.map((e) => e.textContent.trim()));
+// hiddenMarkers is each row's "hidden from the student" marker, or null.
+const hiddenMarkers = (loc) => loc.evaluateAll((els) => els.map((e) => e.querySelector(".hidden-test")?.textContent ?? null));
 
 // layoutReport runs in a view's document: its colour scheme, how far it
 // scrolls sideways, the elements that reach past its width outside any box
@@ -351,6 +348,9 @@ try {
     s.heading = await frame.locator("h1").first().textContent();
     s.rows = await texts(frame.locator("tbody tr[data-test-id] td:first-child .test-name"));
     s.results = await texts(frame.locator("tbody tr[data-test-id] td:last-child"));
+    // is_released as list_submission_tests returns it (S31): test 6 is
+    // hidden from the student.
+    s.hidden = await hiddenMarkers(frame.locator("tbody tr[data-test-id]"));
     // The host sized the frame from the view's size-changed notifications.
     s.sizedByView = await page.evaluate(() => parseFloat(document.getElementById("view").style.height) > 200);
     // Keyboard only: focus the failed test's toggle and press Enter.
@@ -419,6 +419,7 @@ try {
       s[key] = {
         summary: await frame.locator("section.card").first().innerText(),
         rows: await texts(frame.locator("tbody tr[data-test-id] .test-name")),
+        hidden: await hiddenMarkers(frame.locator("tbody tr[data-test-id]")),
         scope: await frame.locator("#tests-h ~ .tests-scope").innerText().catch(() => null),
       };
       if (!refuse.length) await audit(page, "review-only-failed");
@@ -458,21 +459,18 @@ try {
     await context.close();
   }
 
-  // Help request whose messages carry the fields get_help_request does not
-  // return yet (docs/views.md): instructors_only and is_caller, set as the
-  // seed has them (message 4 is Alice's, instructors_only; Alice calls).
-  // Dark theme at 375 px.
+  // Help request with the message fields get_help_request returns at this
+  // revision (S31), straight from the seed: message 4 is Alice's and
+  // instructors_only, and Alice calls. Dark theme at 375 px.
   {
-    const { context, page, frame } = await hostView("help-fields", {
+    const { context, page, frame, result } = await hostView("help-fields", {
       uri: "ui://pawtograder/help-request", tool: "get_help_request",
       args: { help_request_id: 1, class_id: 1 }, theme: "dark", width: 375,
-      transform: (v) => {
-        v.messages.forEach((m) => { m.instructors_only = m.id === 4; m.is_caller = m.id === 4; });
-        return v;
-      },
     });
     await frame.locator(".thread li").first().waitFor();
     out.scenarios.helpFields = {
+      // The tool result the view was given, as the gateway answered it.
+      fields: result.structuredContent.result.messages.map((m) => ({ id: m.id, instructors_only: m.instructors_only, is_caller: m.is_caller })),
       staffOnly: await frame.locator(".thread li").evaluateAll((els) => els.map((e) => e.querySelector(".staff-only")?.textContent ?? null)),
       you: await frame.locator(".thread li").evaluateAll((els) => els.map((e) => e.querySelector(".you")?.textContent ?? null)),
       labels: await frame.locator(".thread article").evaluateAll((els) => els.map((e) => e.getAttribute("aria-label"))),
