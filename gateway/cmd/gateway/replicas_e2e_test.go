@@ -39,6 +39,8 @@ type replicaSet struct {
 	replicas []string // each replica's own base URL
 	children []*exec.Cmd
 	proxy    *gatewaytest.FaultProxy // in front of the stack, for every replica
+	admin    string                  // HAProxy's runtime API socket
+	stderr   *bytes.Buffer           // HAProxy's own messages
 }
 
 // freeAddr is a loopback address nothing listens on.
@@ -56,10 +58,13 @@ func freeAddr(t *testing.T) string {
 // retries 0 and no redispatch (a request sent to a replica that is gone
 // fails with HAProxy's 503 rather than being tried elsewhere), and
 // /readyz checked every 300 ms, as a readiness probe takes a replica out.
-func haproxyConfig(front string, backends []string) string {
+// admin is the runtime API's socket, through which a test takes a replica
+// out of the rotation for a moment.
+func haproxyConfig(front, admin string, backends []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `global
 	maxconn 512
+	stats socket %s level admin
 defaults
 	mode http
 	timeout connect 2s
@@ -75,7 +80,7 @@ backend replicas
 	http-check expect status 200
 	default-server inter 300ms fall 1 rise 1
 	http-response set-header X-Replica %%s
-`, front)
+`, admin, front)
 	for i, addr := range backends {
 		fmt.Fprintf(&b, "\tserver r%d %s check\n", i+1, addr)
 	}
@@ -111,8 +116,10 @@ func startReplicas(t *testing.T, vars map[string]string) *replicaSet {
 		rs.children = append(rs.children, child)
 		backends = append(backends, strings.TrimPrefix(base, "http://"))
 	}
-	cfg := filepath.Join(t.TempDir(), "haproxy.cfg")
-	if err := os.WriteFile(cfg, []byte(haproxyConfig(front, backends)), 0o600); err != nil {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "haproxy.cfg")
+	rs.admin = filepath.Join(dir, "admin.sock")
+	if err := os.WriteFile(cfg, []byte(haproxyConfig(front, rs.admin, backends)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(haproxy, "-db", "-f", cfg)
@@ -122,8 +129,15 @@ func startReplicas(t *testing.T, vars map[string]string) *replicaSet {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	// Ready once HAProxy has seen every replica pass its check: three
-	// requests in a row are answered by three replicas.
+	rs.stderr = &stderr
+	rs.waitBalanced(t)
+	return rs
+}
+
+// waitBalanced returns once HAProxy has seen every replica pass its
+// check: three requests in a row are answered by three replicas.
+func (rs *replicaSet) waitBalanced(t *testing.T) {
+	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		seen := map[string]bool{}
@@ -134,10 +148,10 @@ func startReplicas(t *testing.T, vars map[string]string) *replicaSet {
 			}
 		}
 		if len(seen) == 3 && !seen[""] {
-			return rs
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("HAProxy did not balance over the three replicas: %v\n%s", seen, stderr.String())
+			t.Fatalf("HAProxy did not balance over the three replicas: %v\n%s", seen, rs.stderr.String())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -461,6 +475,15 @@ func replicaInputRequired(t *testing.T, node string, rs *replicaSet) {
 	message := fmt.Sprintf("Resumed on another replica (%d).", time.Now().UnixNano())
 	forgetMessage(t, message)
 	var seen personSeen
+	var out string // the replica taken out of the rotation for the retry
+	defer func() {
+		if out != "" {
+			if err := rs.setServer("enable", out); err != nil {
+				t.Error(err)
+			}
+			rs.waitBalanced(t)
+		}
+	}()
 	rec := &replicaRecorder{base: http.DefaultTransport}
 	client := mcp.NewClient(&mcp.Implementation{Name: "gateway-replicas-e2e", Version: "1.0.0"}, &mcp.ClientOptions{
 		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
@@ -468,14 +491,19 @@ func replicaInputRequired(t *testing.T, node string, rs *replicaSet) {
 			if err := runWrites(node, &seen, "person", req.Params.URL, "alice.instructor@example.edu", "approve"); err != nil {
 				return nil, err
 			}
-			// The browser's requests moved the round robin on by a number
-			// of steps of its own; step it on until the retry goes to
-			// another replica than the first call did.
+			// Round robin alone cannot promise the retry another replica
+			// (the browser's and the client's own requests move it on), so
+			// the replica that answered the first call leaves the rotation
+			// until the retry has been answered.
 			first := rec.replicasOf("tools/call")
 			if len(first) != 1 {
 				return nil, fmt.Errorf("tools/call answered by %v before the retry", first)
 			}
-			return &mcp.ElicitResult{Action: "accept"}, stepPast(rs.lb, first[0])
+			if err := rs.setServer("disable", first[0]); err != nil {
+				return nil, err
+			}
+			out = first[0]
+			return &mcp.ElicitResult{Action: "accept"}, nil
 		},
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -514,22 +542,27 @@ func replicaInputRequired(t *testing.T, node string, rs *replicaSet) {
 	}
 }
 
-// stepPast sends probes through the balancer until its next request goes
-// to another replica than avoid: with round robin over r1, r2 and r3, the
-// one after the replica that answered the last probe.
-func stepPast(lb, avoid string) error {
-	next := map[string]string{"r1": "r2", "r2": "r3", "r3": "r1"}
-	for range 3 {
-		resp, err := http.Get(lb + "/healthz")
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		if next[resp.Header.Get("X-Replica")] != avoid {
-			return nil
-		}
+// setServer sends "<action> server replicas/<name>" (disable or enable)
+// to HAProxy's runtime API; disabling takes the replica out of the
+// rotation at once, whatever its checks say.
+func (rs *replicaSet) setServer(action, name string) error {
+	conn, err := net.DialTimeout("unix", rs.admin, 5*time.Second)
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("the balancer keeps sending to %s", avoid)
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := fmt.Fprintf(conn, "%s server replicas/%s\n", action, name); err != nil {
+		return err
+	}
+	answer, err := io.ReadAll(conn)
+	if err != nil {
+		return err
+	}
+	if msg := strings.TrimSpace(string(answer)); msg != "" {
+		return fmt.Errorf("haproxy: %s server %s: %s", action, name, msg)
+	}
+	return nil
 }
 
 // replicaViews: the views a tools/list from replica 1 points at are read
