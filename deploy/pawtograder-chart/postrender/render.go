@@ -235,26 +235,11 @@ func providerWarnings(c *gotrueContainer, s Settings) []string {
 }
 
 func inspect(docs []*doc, s Settings) (*release, error) {
-	rel := &release{}
-	for _, d := range docs {
-		r := d.root()
-		if r != nil && text(r, "kind") == "ConfigMap" && get(r, "data", "kong.yml") != nil {
-			if rel.kongCM != nil {
-				return nil, errors.New("more than one ConfigMap holds a kong.yml; cannot tell which is the release's Kong configuration")
-			}
-			rel.kongCM = d
-		}
+	kongCM, full, err := releaseKongConfig(docs)
+	if err != nil {
+		return nil, err
 	}
-	if rel.kongCM == nil {
-		return nil, errors.New("no Kong ConfigMap in the chart's output (a ConfigMap with data.kong.yml, from the chart's templates/kong-config.yaml): is this the pawtograder chart with kong.enabled=true?")
-	}
-	cmName := text(rel.kongCM.root(), "metadata", "name")
-	full, ok := strings.CutSuffix(cmName, "-kong-config")
-	if !ok || full == "" {
-		return nil, fmt.Errorf("the Kong ConfigMap is named %q, not <release>-kong-config", cmName)
-	}
-	rel.fullname = full
-	rel.namespace = text(rel.kongCM.root(), "metadata", "namespace")
+	rel := &release{kongCM: kongCM, fullname: full, namespace: text(kongCM.root(), "metadata", "namespace")}
 	find := func(kind, suffix string) *doc {
 		for _, d := range docs {
 			if d.is(kind, full+"-"+suffix) {
@@ -290,36 +275,69 @@ func inspect(docs []*doc, s Settings) (*release, error) {
 	if auth := find("Deployment", "auth"); auth != nil {
 		authEnv = containerEnv(auth, "gotrue")
 	}
-	switch {
-	case s.PublicURL != "":
-		rel.publicURL = s.PublicURL
-	case text(webEnv["SUPABASE_URL"], "value") != "":
-		rel.publicURL = text(webEnv["SUPABASE_URL"], "value")
-	case text(fnEnv["SUPABASE_PUBLIC_URL"], "value") != "":
-		rel.publicURL = text(fnEnv["SUPABASE_PUBLIC_URL"], "value")
-	default:
-		return nil, errors.New("cannot find the public API URL (the web Deployment's SUPABASE_URL or the functions Deployment's SUPABASE_PUBLIC_URL); set publicURL in the settings")
+	if rel.publicURL, err = publicURL(s, webEnv, fnEnv); err != nil {
+		return nil, err
 	}
-	rel.publicURL = strings.TrimRight(rel.publicURL, "/")
 	rel.issuer = text(authEnv["GOTRUE_JWT_ISSUER"], "value")
 	if rel.issuer == "" {
 		rel.issuer = rel.publicURL + "/auth/v1"
 	}
-	port := func(suffix string) string {
-		if svc := find("Service", suffix); svc != nil {
-			for _, p := range items(get(svc.root(), "spec", "ports")) {
-				if text(p, "name") == "http" {
-					return fmt.Sprintf("http://%s-%s:%s", full, suffix, text(p, "port"))
-				}
-			}
-		}
-		return ""
-	}
+	port := func(suffix string) string { return serviceURL(find("Service", suffix), full+"-"+suffix) }
 	if rel.kongURL = port("kong"); rel.kongURL == "" {
 		return nil, fmt.Errorf("no Service %s-kong with a port named http in the chart's output", full)
 	}
 	rel.restURL, rel.authURL = port("rest"), port("auth")
 	return rel, nil
+}
+
+// releaseKongConfig finds the release's Kong ConfigMap (the one holding a
+// kong.yml) and the release's full name, which prefixes it.
+func releaseKongConfig(docs []*doc) (*doc, string, error) {
+	var cm *doc
+	for _, d := range docs {
+		r := d.root()
+		if r != nil && text(r, "kind") == "ConfigMap" && get(r, "data", "kong.yml") != nil {
+			if cm != nil {
+				return nil, "", errors.New("more than one ConfigMap holds a kong.yml; cannot tell which is the release's Kong configuration")
+			}
+			cm = d
+		}
+	}
+	if cm == nil {
+		return nil, "", errors.New("no Kong ConfigMap in the chart's output (a ConfigMap with data.kong.yml, from the chart's templates/kong-config.yaml): is this the pawtograder chart with kong.enabled=true?")
+	}
+	cmName := text(cm.root(), "metadata", "name")
+	full, ok := strings.CutSuffix(cmName, "-kong-config")
+	if !ok || full == "" {
+		return nil, "", fmt.Errorf("the Kong ConfigMap is named %q, not <release>-kong-config", cmName)
+	}
+	return cm, full, nil
+}
+
+// publicURL is the API's public URL: the settings', else the web
+// Deployment's SUPABASE_URL, else the functions Deployment's
+// SUPABASE_PUBLIC_URL.
+func publicURL(s Settings, webEnv, fnEnv map[string]*yaml.Node) (string, error) {
+	for _, u := range []string{s.PublicURL, text(webEnv["SUPABASE_URL"], "value"), text(fnEnv["SUPABASE_PUBLIC_URL"], "value")} {
+		if u != "" {
+			return strings.TrimRight(u, "/"), nil
+		}
+	}
+	return "", errors.New("cannot find the public API URL (the web Deployment's SUPABASE_URL or the functions Deployment's SUPABASE_PUBLIC_URL); set publicURL in the settings")
+}
+
+// serviceURL is the in-cluster URL of svc's port named http ("" when svc
+// is nil or has none).
+func serviceURL(svc *doc, name string) string {
+	if svc == nil {
+		return ""
+	}
+	for _, p := range items(get(svc.root(), "spec", "ports")) {
+		if text(p, "name") == "http" {
+			return fmt.Sprintf("http://%s:%s", name, text(p, "port"))
+		}
+	}
+	return ""
 }
 
 // podContainer is the named container of a Deployment's pod template.
@@ -544,60 +562,7 @@ func gatewayObjects(rel *release, s Settings) []*yaml.Node {
 	}
 	selector := withComponent(get(kong, "spec", "selector", "matchLabels"))
 
-	resources := &s.Resources
-	if resources.Kind == 0 {
-		resources = mapping(
-			"requests", mapping("cpu", "100m", "memory", "64Mi"),
-			"limits", mapping("cpu", "1", "memory", "256Mi"))
-	}
-	probe := func(path string, period, timeout int) *yaml.Node {
-		return mapping("httpGet", mapping("path", path, "port", "http"),
-			"periodSeconds", period, "timeoutSeconds", timeout, "failureThreshold", 3)
-	}
-	container := mapping(
-		"name", "gateway",
-		"image", s.Image,
-		"imagePullPolicy", "IfNotPresent",
-		"ports", seq(
-			mapping("name", "http", "containerPort", gatewayPort, "protocol", "TCP"),
-			mapping("name", "metrics", "containerPort", metricsPort, "protocol", "TCP")),
-		"env", gatewayEnv(rel, s),
-		"readinessProbe", probe("/readyz", 10, 3),
-		"livenessProbe", probe("/healthz", 20, 2),
-		"resources", clone(resources),
-		"securityContext", mapping(
-			"allowPrivilegeEscalation", false,
-			"readOnlyRootFilesystem", true,
-			"capabilities", mapping("drop", seq(str("ALL")))),
-	)
-	kongPod := get(kong, "spec", "template", "spec")
-	pod := mapping()
-	// The release's service account, pull secrets, priority and placement,
-	// as Kong has them (the chart applies its global values there).
-	for _, k := range []string{"serviceAccountName", "imagePullSecrets", "priorityClassName"} {
-		if v := get(kongPod, k); v != nil {
-			set(pod, k, clone(v))
-		}
-	}
-	set(pod, "automountServiceAccountToken", scalar(false))
-	// GATEWAY_SHUTDOWN_TIMEOUT (20s) plus margin for the drain.
-	set(pod, "terminationGracePeriodSeconds", scalar(30))
-	set(pod, "securityContext", mapping(
-		"runAsNonRoot", true, "runAsUser", 65532, "runAsGroup", 65532,
-		"seccompProfile", mapping("type", "RuntimeDefault")))
-	set(pod, "containers", seq(container))
-	for _, k := range []string{"nodeSelector", "tolerations"} {
-		if v := get(kongPod, k); v != nil {
-			set(pod, k, clone(v))
-		}
-	}
-	set(pod, "affinity", mapping("podAntiAffinity", mapping(
-		"preferredDuringSchedulingIgnoredDuringExecution", seq(mapping(
-			"weight", 100,
-			"podAffinityTerm", mapping(
-				"topologyKey", "kubernetes.io/hostname",
-				"labelSelector", mapping("matchLabels", clone(selector))))))))
-
+	pod := gatewayPod(get(kong, "spec", "template", "spec"), gatewayContainer(rel, s), selector)
 	deployment := mapping(
 		"apiVersion", "apps/v1",
 		"kind", "Deployment",
@@ -633,4 +598,70 @@ func gatewayObjects(rel *release, s Settings) []*yaml.Node {
 			"spec", mapping("minAvailable", 1, "selector", mapping("matchLabels", clone(selector)))))
 	}
 	return objs
+}
+
+// gatewayContainer is the gateway's container: the image, its ports, its
+// environment, probes on /readyz and /healthz, the resources of the
+// settings (or modest defaults) and a locked-down security context.
+func gatewayContainer(rel *release, s Settings) *yaml.Node {
+	resources := &s.Resources
+	if resources.Kind == 0 {
+		resources = mapping(
+			"requests", mapping("cpu", "100m", "memory", "64Mi"),
+			"limits", mapping("cpu", "1", "memory", "256Mi"))
+	}
+	probe := func(path string, period, timeout int) *yaml.Node {
+		return mapping("httpGet", mapping("path", path, "port", "http"),
+			"periodSeconds", period, "timeoutSeconds", timeout, "failureThreshold", 3)
+	}
+	container := mapping(
+		"name", "gateway",
+		"image", s.Image,
+		"imagePullPolicy", "IfNotPresent",
+		"ports", seq(
+			mapping("name", "http", "containerPort", gatewayPort, "protocol", "TCP"),
+			mapping("name", "metrics", "containerPort", metricsPort, "protocol", "TCP")),
+		"env", gatewayEnv(rel, s),
+		"readinessProbe", probe("/readyz", 10, 3),
+		"livenessProbe", probe("/healthz", 20, 2),
+		"resources", clone(resources),
+		"securityContext", mapping(
+			"allowPrivilegeEscalation", false,
+			"readOnlyRootFilesystem", true,
+			"capabilities", mapping("drop", seq(str("ALL")))),
+	)
+	return container
+}
+
+// gatewayPod is the gateway's pod spec around container: Kong's service
+// account, pull secrets, priority and placement (the chart applies its
+// global values there), a non-root security context, a grace period for
+// the drain, and replicas spread over nodes.
+func gatewayPod(kongPod, container, selector *yaml.Node) *yaml.Node {
+	pod := mapping()
+	for _, k := range []string{"serviceAccountName", "imagePullSecrets", "priorityClassName"} {
+		if v := get(kongPod, k); v != nil {
+			set(pod, k, clone(v))
+		}
+	}
+	set(pod, "automountServiceAccountToken", scalar(false))
+	// GATEWAY_SHUTDOWN_TIMEOUT (20s) plus margin for the drain.
+	set(pod, "terminationGracePeriodSeconds", scalar(30))
+	set(pod, "securityContext", mapping(
+		"runAsNonRoot", true, "runAsUser", 65532, "runAsGroup", 65532,
+		"seccompProfile", mapping("type", "RuntimeDefault")))
+	set(pod, "containers", seq(container))
+	for _, k := range []string{"nodeSelector", "tolerations"} {
+		if v := get(kongPod, k); v != nil {
+			set(pod, k, clone(v))
+		}
+	}
+	set(pod, "affinity", mapping("podAntiAffinity", mapping(
+		"preferredDuringSchedulingIgnoredDuringExecution", seq(mapping(
+			"weight", 100,
+			"podAffinityTerm", mapping(
+				"topologyKey", "kubernetes.io/hostname",
+				"labelSelector", mapping("matchLabels", clone(selector))))))))
+
+	return pod
 }

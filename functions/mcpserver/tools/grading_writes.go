@@ -51,22 +51,12 @@ func commentOnRegradeRequest(ctx context.Context, c *Call) (any, error) {
 	if v, ok, err := actionState(ctx, c, tool); ok {
 		return v, err
 	}
-	classID, err := idArg(c.Args, tool, "class_id")
+	// Read as the reply tools read theirs; the tool has no staff_only.
+	a, err := readReplyArgs(ctx, c, tool, "regrade_request_id", "message")
 	if err != nil {
 		return nil, err
 	}
-	requestID, err := idArg(c.Args, tool, "regrade_request_id")
-	if err != nil {
-		return nil, err
-	}
-	message, err := textArg(c.Args, tool, "message")
-	if err != nil {
-		return nil, err
-	}
-	me, err := requireStaff(ctx, c, tool, classID)
-	if err != nil {
-		return nil, err
-	}
+	classID, requestID, message, me := a.classID, a.targetID, a.text, a.me
 	rr, err := regradeTarget(ctx, c, classID, requestID)
 	if err != nil {
 		return nil, err

@@ -438,9 +438,9 @@ func writeQueueName(row *jsjson.Object) string {
 	return unknownQueue
 }
 
-// replyArgs are what both reply tools read, in this order (the first
-// failure is the answer): the class, the target's id, the text,
-// staff_only, then the caller's staff role in the class.
+// replyArgs are what the reply tools and comment_on_regrade_request read,
+// in this order (the first failure is the answer): the class, the target's
+// id, the text, staff_only, then the caller's staff role in the class.
 type replyArgs struct {
 	classID, targetID int64
 	text              string
