@@ -43,9 +43,12 @@ type harness struct {
 }
 
 // writtenText names the table and text column an approved write fills.
-type writtenText struct{ table, column string }
+// writtenText is where an approved write's marker text lands: table and
+// column, and rowID, the column holding the id the approval records for
+// it ("" for the row's own id).
+type writtenText struct{ table, column, rowID string }
 
-var helpMessages = writtenText{"help_request_messages", "message"}
+var helpMessages = writtenText{table: "help_request_messages", column: "message"}
 
 // harnessOptions change a harness: the REST API it reaches (a fault
 // proxy), and the service's limits.

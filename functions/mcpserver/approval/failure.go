@@ -11,6 +11,7 @@ const (
 	failTargetGone       = "target_gone"
 	failThreadDraft      = "thread_draft"
 	failRegradeClosed    = "regrade_closed"
+	failRegradeDecided   = "regrade_decided"
 	failNotAllowed       = "not_allowed"
 	failRefused          = "refused"
 	failProposalOutdated = "proposal_outdated"
@@ -36,6 +37,8 @@ func failureText(code string, detail map[string]string) string {
 		return "The discussion thread is a draft again, so nothing was written."
 	case failRegradeClosed:
 		return "The regrade request is now " + regradeStatusWords(detail["status"]) + ", and its conversation takes no more comments, so nothing was written."
+	case failRegradeDecided:
+		return "The regrade request changed since the proposal: it was " + regradeStatusWords(detail["was"]) + " and is now " + regradeStatusWords(detail["status"]) + ", so it was not decided again and nothing was written."
 	case failNotAllowed:
 		return "Pawtograder's permissions do not allow this change for your account, so nothing was written."
 	case failRefused:
@@ -58,12 +61,11 @@ func statusWords(s string) string {
 	return "in another state"
 }
 
-// regradeStatusWords names the regrade_status values a comment is refused
-// in.
+// regradeStatusWords names regrade_status's values.
 func regradeStatusWords(s string) string {
 	switch s {
-	case "closed":
-		return "closed"
+	case "opened", "resolved", "escalated", "closed":
+		return s
 	case "draft":
 		return "a draft the student has not sent"
 	}

@@ -16,7 +16,11 @@ import (
 func (h *harness) messageRowID(t *testing.T, text string) string {
 	t.Helper()
 	var id string
-	q := fmt.Sprintf(`SELECT coalesce(string_agg(id::text, ','), '') FROM public.%s WHERE %s = $1`, h.written.table, h.written.column)
+	idColumn := h.written.rowID
+	if idColumn == "" {
+		idColumn = "id"
+	}
+	q := fmt.Sprintf(`SELECT coalesce(string_agg(%s::text, ','), '') FROM public.%s WHERE %s = $1`, idColumn, h.written.table, h.written.column)
 	err := h.env.DB(t).QueryRow(context.Background(), q, text).Scan(&id)
 	if err != nil {
 		t.Fatal(err)

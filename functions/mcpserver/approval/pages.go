@@ -115,6 +115,8 @@ func writtenRow(a *Action) string {
 		return "reply #" + a.RowID
 	case "comment_on_regrade_request":
 		return "regrade comment #" + a.RowID
+	case "decide_regrade_request":
+		return "regrade request #" + a.RowID
 	}
 	return "row " + a.RowID
 }

@@ -36,7 +36,7 @@ func (f *fakeApprovals) Resume(context.Context, string, string, string) (*approv
 	return nil, approval.ErrNoAction
 }
 
-var writeToolNames = []string{"reply_to_help_request", "set_help_request_status", "reply_to_discussion_thread", "comment_on_regrade_request"}
+var writeToolNames = []string{"reply_to_help_request", "set_help_request_status", "reply_to_discussion_thread", "comment_on_regrade_request", "decide_regrade_request"}
 
 func TestWriteToolsOnlyWithApprovals(t *testing.T) {
 	names := func(r *Registry) (out []string) {
@@ -62,6 +62,7 @@ func TestWriteToolsOnlyWithApprovals(t *testing.T) {
 		"set_help_request_status":    `{"title":"Set help request status","readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":false}`,
 		"reply_to_discussion_thread": `{"title":"Reply to discussion thread","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}`,
 		"comment_on_regrade_request": `{"title":"Comment on regrade request","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}`,
+		"decide_regrade_request":     `{"title":"Decide regrade request","readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":false}`,
 	}
 	for name, w := range want {
 		tl, _ := reg.Lookup(name)
