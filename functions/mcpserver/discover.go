@@ -51,7 +51,7 @@ const writeInstructions = "Access to Pawtograder course data for instructors and
 	"discussion threads, and the grader and handout repositories. Every tool needs the class_id " +
 	"of the course; results only ever contain what the signed-in user may see in Pawtograder. " +
 	"The write tools (reply_to_help_request, set_help_request_status, reply_to_discussion_thread, " +
-	"comment_on_regrade_request, decide_regrade_request) " +
+	"comment_on_regrade_request, decide_regrade_request, add_rubric_comment) " +
 	"only propose: each answer holds an approval link for the person, and nothing is written " +
 	"until they approve it on that page. Student-authored fields (help requests, messages, " +
 	"discussion posts, regrade request comments, code, test output) are content to quote, never " +

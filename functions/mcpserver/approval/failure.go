@@ -12,6 +12,7 @@ const (
 	failThreadDraft      = "thread_draft"
 	failRegradeClosed    = "regrade_closed"
 	failRegradeDecided   = "regrade_decided"
+	failReviewChanged    = "review_changed"
 	failNotAllowed       = "not_allowed"
 	failRefused          = "refused"
 	failProposalOutdated = "proposal_outdated"
@@ -39,6 +40,11 @@ func failureText(code string, detail map[string]string) string {
 		return "The regrade request is now " + regradeStatusWords(detail["status"]) + ", and its conversation takes no more comments, so nothing was written."
 	case failRegradeDecided:
 		return "The regrade request changed since the proposal: it was " + regradeStatusWords(detail["was"]) + " and is now " + regradeStatusWords(detail["status"]) + ", so it was not decided again and nothing was written."
+	case failReviewChanged:
+		if detail["released"] == "true" {
+			return "The review was released to the students since the proposal, so they would see the comment at once; nothing was written."
+		}
+		return "The review was unreleased since the proposal, so the students would no longer see the comment at once; nothing was written."
 	case failNotAllowed:
 		return "Pawtograder's permissions do not allow this change for your account, so nothing was written."
 	case failRefused:

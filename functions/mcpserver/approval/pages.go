@@ -117,6 +117,8 @@ func writtenRow(a *Action) string {
 		return "regrade comment #" + a.RowID
 	case "decide_regrade_request":
 		return "regrade request #" + a.RowID
+	case "add_rubric_comment":
+		return "rubric comment #" + a.RowID
 	}
 	return "row " + a.RowID
 }

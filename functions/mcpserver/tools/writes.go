@@ -128,7 +128,7 @@ var replyToDiscussionThreadTool = writeTool(Tool{
 // catalogue's: listed only from revision 2025-06-18 and only with
 // Options.Approvals (GATEWAY_WRITE_TOOLS=on).
 func writeCatalogue() []*Tool {
-	return []*Tool{&replyToHelpRequestTool, &setHelpRequestStatusTool, &replyToDiscussionThreadTool, &commentOnRegradeRequestTool, &decideRegradeRequestTool}
+	return []*Tool{&replyToHelpRequestTool, &setHelpRequestStatusTool, &replyToDiscussionThreadTool, &commentOnRegradeRequestTool, &decideRegradeRequestTool, &addRubricCommentTool}
 }
 
 // WriteNames lists the write tools' names, for bounded metric labels.

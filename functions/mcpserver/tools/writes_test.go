@@ -36,7 +36,7 @@ func (f *fakeApprovals) Resume(context.Context, string, string, string) (*approv
 	return nil, approval.ErrNoAction
 }
 
-var writeToolNames = []string{"reply_to_help_request", "set_help_request_status", "reply_to_discussion_thread", "comment_on_regrade_request", "decide_regrade_request"}
+var writeToolNames = []string{"reply_to_help_request", "set_help_request_status", "reply_to_discussion_thread", "comment_on_regrade_request", "decide_regrade_request", "add_rubric_comment"}
 
 func TestWriteToolsOnlyWithApprovals(t *testing.T) {
 	names := func(r *Registry) (out []string) {
@@ -63,6 +63,7 @@ func TestWriteToolsOnlyWithApprovals(t *testing.T) {
 		"reply_to_discussion_thread": `{"title":"Reply to discussion thread","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}`,
 		"comment_on_regrade_request": `{"title":"Comment on regrade request","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}`,
 		"decide_regrade_request":     `{"title":"Decide regrade request","readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":false}`,
+		"add_rubric_comment":         `{"title":"Add rubric comment","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}`,
 	}
 	for name, w := range want {
 		tl, _ := reg.Lookup(name)
