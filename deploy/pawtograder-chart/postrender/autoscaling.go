@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 
 	"gopkg.in/yaml.v3"
@@ -66,11 +67,15 @@ func scaling(replicas *yaml.Node, a Autoscaling, resources *yaml.Node) (Scaling,
 			return def
 		}
 		v, err := strconv.Atoi(n.Value)
-		if n.Kind != yaml.ScalarNode || err != nil || n.Tag != "!!int" || v < lo || v > hi {
+		switch {
+		case n.Kind != yaml.ScalarNode || err != nil || n.Tag != "!!int" || v < lo:
 			fail("%s must be %s (got %s)", name, want, nodeText(n))
-			return def
+		case v > hi:
+			fail("%s must be at most %d (got %s)", name, hi, nodeText(n))
+		default:
+			return v
 		}
-		return v
+		return def
 	}
 	on := true
 	if a.Enabled.Kind != 0 {
@@ -82,7 +87,7 @@ func scaling(replicas *yaml.Node, a Autoscaling, resources *yaml.Node) (Scaling,
 	}
 	sc := Scaling{Autoscaled: on}
 	if !on {
-		sc.Replicas = whole(replicas, "replicas", defaultReplicas, 1, 1000, "a whole number of at least 1")
+		sc.Replicas = whole(replicas, "replicas", defaultReplicas, 1, math.MaxInt32, "a whole number of at least 1")
 		return sc, errors.Join(errs...)
 	}
 	if replicas.Kind != 0 {
@@ -90,8 +95,8 @@ func scaling(replicas *yaml.Node, a Autoscaling, resources *yaml.Node) (Scaling,
 		// than let the file say something that is not so.
 		fail("replicas is the fixed count without autoscaling; with autoscaling on, the HorizontalPodAutoscaler sets it between autoscaling.minReplicas and autoscaling.maxReplicas: remove replicas, or set autoscaling.enabled: false")
 	}
-	sc.Min = whole(&a.MinReplicas, "autoscaling.minReplicas", defaultMinReplicas, 1, 1000, "a whole number of at least 1")
-	sc.Max = whole(&a.MaxReplicas, "autoscaling.maxReplicas", defaultMaxReplicas, 1, 1000, "a whole number of at least 1")
+	sc.Min = whole(&a.MinReplicas, "autoscaling.minReplicas", defaultMinReplicas, 1, math.MaxInt32, "a whole number of at least 1")
+	sc.Max = whole(&a.MaxReplicas, "autoscaling.maxReplicas", defaultMaxReplicas, 1, math.MaxInt32, "a whole number of at least 1")
 	sc.TargetCPU = whole(&a.TargetCPUUtilization, "autoscaling.targetCPUUtilization", defaultTargetCPU, 1, 100,
 		"a whole percentage of resources.requests.cpu from 1 to 100")
 	if sc.Max < sc.Min {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,12 +69,14 @@ func TestScalingSettingsRefused(t *testing.T) {
 			`settings: autoscaling.minReplicas must be a whole number of at least 1 (got "2")`},
 		{"maximum a fraction", "autoscaling:\n  maxReplicas: 2.5\n",
 			`settings: autoscaling.maxReplicas must be a whole number of at least 1 (got 2.5)`},
+		{"maximum beyond Kubernetes' int32", "autoscaling:\n  maxReplicas: 3000000000\n",
+			`settings: autoscaling.maxReplicas must be at most 2147483647 (got 3000000000)`},
 		{"maximum below minimum", "autoscaling:\n  minReplicas: 4\n  maxReplicas: 3\n",
 			`settings: autoscaling.maxReplicas (3) must be at least autoscaling.minReplicas (4)`},
 		{"target zero", "autoscaling:\n  targetCPUUtilization: 0\n",
 			`settings: autoscaling.targetCPUUtilization must be a whole percentage of resources.requests.cpu from 1 to 100 (got 0)`},
 		{"target above 100", "autoscaling:\n  targetCPUUtilization: 150\n",
-			`settings: autoscaling.targetCPUUtilization must be a whole percentage of resources.requests.cpu from 1 to 100 (got 150)`},
+			`settings: autoscaling.targetCPUUtilization must be at most 100 (got 150)`},
 		{"target with a percent sign", "autoscaling:\n  targetCPUUtilization: 70%\n",
 			`settings: autoscaling.targetCPUUtilization must be a whole percentage of resources.requests.cpu from 1 to 100 (got "70%")`},
 		{"target a list", "autoscaling:\n  targetCPUUtilization: [70]\n",
@@ -271,4 +275,25 @@ func TestGatewayObjectsConform(t *testing.T) {
 		}
 	}
 	kubeconform(t, stream)
+}
+
+// TestRunRefusesScaling: the README's example of a refusal, as run
+// returns it (main prefixes "mcp-gateway post-renderer: "), before any
+// manifest is read.
+func TestRunRefusesScaling(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "mcp-gateway.yaml")
+	settings := withScaling(t, "autoscaling:\n  enabled: true\n  minReplicas: 3\n  maxReplicas: 2\n  targetCPUUtilization: 70\n")
+	if err := os.WriteFile(file, []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	err := run(strings.NewReader(string(readFile(t, "testdata/chart.yaml"))), &out, &bytes.Buffer{}, file)
+	const want = "settings: autoscaling.maxReplicas (2) must be at least autoscaling.minReplicas (3)"
+	if err == nil || err.Error() != want || out.Len() != 0 {
+		t.Errorf("run error = %v, %d bytes written; want %q and nothing written", err, out.Len(), want)
+	}
+	readme := string(readFile(t, filepath.Join("..", "README.md")))
+	if !strings.Contains(readme, "mcp-gateway post-renderer: "+want) {
+		t.Errorf("README.md does not show the refusal %q", want)
+	}
 }
