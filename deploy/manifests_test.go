@@ -263,3 +263,36 @@ func TestImagesAreVersioned(t *testing.T) {
 		t.Errorf("release workflow publishes %q, manifests pull %q", published, repo)
 	}
 }
+
+// TestSizingAgrees: the Kubernetes base and the chart's post-renderer
+// settings carry the same worked example (docs/deploy.md, "Scaling (HPA)
+// and how many replicas"): HPA bounds and target, the PodDisruptionBudget
+// that lets a drain take one of the minimum, the container's requests and
+// limits, and no replica count in a Deployment the HPA scales.
+func TestSizingAgrees(t *testing.T) {
+	chart := load(t, "pawtograder-chart/mcp-gateway.yaml")
+	hpa := load(t, "kubernetes/base/hpa.yaml")
+	pairs := []struct {
+		name        string
+		base, chart any
+	}{
+		{"minimum", dig(t, hpa, "spec", "minReplicas"), dig(t, chart, "autoscaling", "minReplicas")},
+		{"maximum", dig(t, hpa, "spec", "maxReplicas"), dig(t, chart, "autoscaling", "maxReplicas")},
+		{"CPU target", dig(t, hpa, "spec", "metrics", 0, "resource", "target", "averageUtilization"), dig(t, chart, "autoscaling", "targetCPUUtilization")},
+		{"resources", dig(t, load(t, "kubernetes/base/deployment.yaml"), "spec", "template", "spec", "containers", 0, "resources"), dig(t, chart, "resources")},
+	}
+	for _, p := range pairs {
+		if p.base == nil || fmt.Sprint(p.base) != fmt.Sprint(p.chart) {
+			t.Errorf("%s: kubernetes/base has %v, pawtograder-chart/mcp-gateway.yaml %v", p.name, p.base, p.chart)
+		}
+	}
+	if dig(t, chart, "autoscaling", "enabled") != true {
+		t.Error("the chart's settings do not autoscale, unlike kubernetes/base")
+	}
+	if min, ok := dig(t, hpa, "spec", "minReplicas").(int); !ok || dig(t, load(t, "kubernetes/base/pdb.yaml"), "spec", "minAvailable") != min-1 {
+		t.Errorf("pdb.yaml minAvailable must be hpa.yaml's minReplicas (%v) less one", dig(t, hpa, "spec", "minReplicas"))
+	}
+	if r := dig(t, load(t, "kubernetes/base/deployment.yaml"), "spec", "replicas"); r != nil {
+		t.Errorf("deployment.yaml sets replicas: %v; hpa.yaml sets the count", r)
+	}
+}

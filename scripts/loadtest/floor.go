@@ -95,12 +95,15 @@ func floorCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	return nil
 }
 
-// record sends every scenario to the gateway once and keeps its answer,
+// record sends every read scenario to the gateway once and keeps its answer,
 // within recordTimeout.
 func (f *floorServer) record(ctx context.Context, gateway, token, protocol string) error {
 	ctx, cancel := context.WithTimeout(ctx, recordTimeout)
 	defer cancel()
 	for _, sc := range Scenarios(IDs{Class: 1, Submission: 3, HelpRequest: 1, Assignment: 1}, protocol) {
+		if sc.Write {
+			continue // the floor replays reads; a proposal stores a row
+		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(gateway, "/")+"/functions/v1/mcp-server", bytes.NewReader(sc.Body))
 		if err != nil {
 			return err

@@ -27,6 +27,12 @@ type Scenario struct {
 	// Status (the gateway's cheapest path: refused before any work).
 	NoAuth bool
 	Status int
+	// Write marks a write tool's proposal: each one stores a pending
+	// action, of which the gateway lets one person keep at most
+	// GATEWAY_WRITE_MAX_PENDING (1 to 1000) for ten minutes, so a row of
+	// it needs -max-requests below that bound. The floor does not replay
+	// it: it measures reads.
+	Write bool
 }
 
 // IDs are the seeded rows the tool calls read (supabase/fixtures/SEED.md).
@@ -35,8 +41,8 @@ type IDs struct {
 }
 
 // defaultScenarios are run when -scenarios is empty; the others
-// (unauthenticated, get_assignment) are chosen by name, as scripts/bench
-// does against the fake backend.
+// (unauthenticated, get_assignment, reply_to_help_request) are chosen by
+// name, as scripts/bench does against the fake backend.
 var defaultScenarios = []string{"initialize", "tools/list", "get_submission", "get_help_request", "search_discussion_threads"}
 
 // Scenarios returns the load run's requests by name, in run order;
@@ -57,6 +63,11 @@ func Scenarios(ids IDs, version string) []Scenario {
 			`{"class_id":`+c+`,"limit":20}`)},
 		{Name: "get_assignment", Tool: true, Body: call("get_assignment",
 			`{"assignment_id":`+strconv.Itoa(ids.Assignment)+`,"class_id":`+c+`}`)},
+		// A proposal (docs/writes.md): the gateway checks the caller is
+		// staff, reads the request and stores the pending action; nothing
+		// is written to the chat until someone approves it.
+		{Name: "reply_to_help_request", Tool: true, Write: true, Body: call("reply_to_help_request",
+			`{"class_id":`+c+`,"help_request_id":`+strconv.Itoa(ids.HelpRequest)+`,"message":"loadtest proposal"}`)},
 		{Name: "unauthenticated", NoAuth: true, Status: http.StatusUnauthorized,
 			Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)},
 	}

@@ -106,7 +106,7 @@ func main() {
 	fs.BoolVar(&o.header, "header", true, "print the machine and the gateway's address and pid first")
 	fs.DurationVar(&o.duration, "duration", 5*time.Second, "length of each scenario at each concurrency")
 	fs.StringVar(&o.concurrency, "concurrency", "1,10,50", "comma-separated concurrencies")
-	fs.StringVar(&o.scenarios, "scenarios", "", "comma-separated scenario names (default: initialize,tools/list,get_submission,get_help_request,search_discussion_threads; also get_assignment, unauthenticated)")
+	fs.StringVar(&o.scenarios, "scenarios", "", "comma-separated scenario names (default: initialize,tools/list,get_submission,get_help_request,search_discussion_threads; also get_assignment, unauthenticated, reply_to_help_request: a write proposal, needing GATEWAY_WRITE_TOOLS=on and -max-requests within GATEWAY_WRITE_MAX_PENDING)")
 	fs.IntVar(&o.repeat, "repeat", 1, "repeats of the whole load run; figures are medians over repeats")
 	fs.IntVar(&o.maxRequests, "max-requests", 200_000, "bound on requests per scenario run")
 	fs.IntVar(&o.ids.Class, "class", 1, "class id of the tool calls (seed: 1)")

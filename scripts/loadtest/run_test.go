@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // fakeGateway answers POSTs with a tool result (or an error for bodies
@@ -250,5 +253,38 @@ func TestRunRefusesItsOwnProcess(t *testing.T) {
 				t.Errorf("run printed %q before refusing", stdout.String())
 			}
 		})
+	}
+}
+
+// TestWriteScenario: the write proposal is chosen only by name (each one
+// stores a pending action), and asks for a reply to the seeded open help
+// request of the class.
+func TestWriteScenario(t *testing.T) {
+	sc := scenario(t, "reply_to_help_request")
+	if !sc.Write || !sc.Tool || sc.NoAuth {
+		t.Errorf("reply_to_help_request: Write %v, Tool %v, NoAuth %v; want a tool call that writes", sc.Write, sc.Tool, sc.NoAuth)
+	}
+	var body struct {
+		Method string `json:"method"`
+		Params struct {
+			Name      string         `json:"name"`
+			Arguments map[string]any `json:"arguments"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(sc.Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"class_id": 1.0, "help_request_id": 1.0, "message": "loadtest proposal"}
+	if diff := cmp.Diff(want, body.Params.Arguments); diff != "" || body.Method != "tools/call" || body.Params.Name != "reply_to_help_request" {
+		t.Errorf("body %s (arguments -want +got):\n%s", sc.Body, diff)
+	}
+	defaults, err := pickScenarios(Scenarios(IDs{Class: 1, Submission: 3, HelpRequest: 1, Assignment: 1}, "2025-06-18"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range defaults {
+		if d.Write {
+			t.Errorf("%s writes but is among the default scenarios", d.Name)
+		}
 	}
 }

@@ -114,8 +114,8 @@ func TestRealChart(t *testing.T) {
 	const full = "pawtograder"
 	gw := objs["Deployment/"+full+"-mcp-gateway"]
 	svc := objs["Service/"+full+"-mcp-gateway"]
-	if gw == nil || svc == nil || objs["PodDisruptionBudget/"+full+"-mcp-gateway"] == nil {
-		t.Fatal("the gateway's Deployment, Service or PodDisruptionBudget is missing")
+	if gw == nil || svc == nil || objs["HorizontalPodAutoscaler/"+full+"-mcp-gateway"] == nil || objs["PodDisruptionBudget/"+full+"-mcp-gateway"] == nil {
+		t.Fatal("the gateway's Deployment, Service, HorizontalPodAutoscaler or PodDisruptionBudget is missing")
 	}
 
 	t.Run("kong routes reach the gateway service", func(t *testing.T) {
@@ -241,30 +241,36 @@ func TestRealChart(t *testing.T) {
 		if diff := cmp.Diff(want, changed); diff != "" {
 			t.Errorf("changed objects (-want +got):\n%s", diff)
 		}
-		if got, want := len(objs), len(before)+3; got != want {
-			t.Errorf("%d objects, want %d (the chart's and three)", got, want)
+		if got, want := len(objs), len(before)+4; got != want {
+			t.Errorf("%d objects, want %d (the chart's and four)", got, want)
 		}
 	})
 
-	t.Run("kubeconform", func(t *testing.T) {
-		loc := os.Getenv("KUBECONFORM_SCHEMA_LOCATION")
-		if loc == "" {
-			t.Skip("KUBECONFORM_SCHEMA_LOCATION is not set: kubeconform needs Kubernetes JSON schemas (\"default\" fetches them from GitHub, or name a local copy)")
-		}
-		dir := t.TempDir()
-		file := filepath.Join(dir, "post-rendered.yaml")
-		if err := os.WriteFile(file, out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command("go", "run", kubeconformTool, "-strict", "-summary",
-			"-kubernetes-version", chartKubeVersion, "-schema-location", loc,
-			"-skip", strings.Join(crdKinds, ","), file)
-		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("kubeconform: %v\n%s", err, b)
-		} else {
-			t.Logf("kubeconform: %s", bytes.TrimSpace(b))
-		}
-	})
+	t.Run("kubeconform", func(t *testing.T) { kubeconform(t, out) })
+}
+
+// kubeconform validates a rendered stream against Kubernetes' schemas
+// (kubeconform -strict, at chartKubeVersion, the chart's CRD kinds
+// skipped). It needs KUBECONFORM_SCHEMA_LOCATION: "default" fetches the
+// schemas from GitHub, or name a local copy in kubeconform's layout.
+func kubeconform(t *testing.T, out []byte) {
+	t.Helper()
+	loc := os.Getenv("KUBECONFORM_SCHEMA_LOCATION")
+	if loc == "" {
+		t.Skip("KUBECONFORM_SCHEMA_LOCATION is not set: kubeconform needs Kubernetes JSON schemas (\"default\" fetches them from GitHub, or name a local copy)")
+	}
+	file := filepath.Join(t.TempDir(), "post-rendered.yaml")
+	if err := os.WriteFile(file, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "run", kubeconformTool, "-strict", "-summary",
+		"-kubernetes-version", chartKubeVersion, "-schema-location", loc,
+		"-skip", strings.Join(crdKinds, ","), file)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("kubeconform: %v\n%s", err, b)
+	} else {
+		t.Logf("kubeconform: %s", bytes.TrimSpace(b))
+	}
 }
 
 func helm(t *testing.T, bin string, args ...string) []byte {

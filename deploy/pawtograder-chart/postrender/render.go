@@ -150,7 +150,7 @@ type release struct {
 }
 
 // Render adds the gateway to a rendered pawtograder chart: its Deployment,
-// Service and PodDisruptionBudget, a Kong service with the gateway's
+// Service, HorizontalPodAutoscaler and PodDisruptionBudget, a Kong service with the gateway's
 // routes in the chart's kong.yml, the matching checksum on Kong's pod
 // template, and (with OAuth) the gateway's callback in GoTrue's redirect
 // allow-list. Its output is a fixed point: rendering it again changes
@@ -191,7 +191,7 @@ func render(in []byte, s Settings) ([]byte, []string, error) {
 	}
 	name := rel.fullname + "-" + component
 	docs = slices.DeleteFunc(docs, func(d *doc) bool {
-		return d.is("Deployment", name) || d.is("Service", name) || d.is("PodDisruptionBudget", name)
+		return d.is("Deployment", name) || d.is("Service", name) || d.is("HorizontalPodAutoscaler", name) || d.is("PodDisruptionBudget", name)
 	})
 	for _, obj := range gatewayObjects(rel, s) {
 		head := sourceComment
@@ -563,18 +563,27 @@ func gatewayObjects(rel *release, s Settings) []*yaml.Node {
 	selector := withComponent(get(kong, "spec", "selector", "matchLabels"))
 
 	pod := gatewayPod(get(kong, "spec", "template", "spec"), gatewayContainer(rel, s), selector)
+	spec := mapping(
+		"revisionHistoryLimit", 3,
+		"strategy", mapping("type", "RollingUpdate", "rollingUpdate", mapping("maxUnavailable", 0, "maxSurge", 1)),
+		"selector", mapping("matchLabels", clone(selector)),
+		"template", mapping(
+			"metadata", mapping("labels", withComponent(get(kong, "spec", "template", "metadata", "labels"))),
+			"spec", pod))
+	if !s.Scaling.Autoscaled {
+		// A fixed count only without the HorizontalPodAutoscaler. With it
+		// in charge spec.replicas is left out, as Kubernetes advises
+		// ("Migrating Deployments and StatefulSets to horizontal
+		// autoscaling"): every upgrade would otherwise reset the count
+		// the HPA chose to the file's, shrinking the gateway in the
+		// middle of a spike until the HPA scaled it up again.
+		spec.Content = append([]*yaml.Node{str("replicas"), scalar(s.Scaling.Replicas)}, spec.Content...)
+	}
 	deployment := mapping(
 		"apiVersion", "apps/v1",
 		"kind", "Deployment",
 		"metadata", meta(),
-		"spec", mapping(
-			"replicas", s.Replicas,
-			"revisionHistoryLimit", 3,
-			"strategy", mapping("type", "RollingUpdate", "rollingUpdate", mapping("maxUnavailable", 0, "maxSurge", 1)),
-			"selector", mapping("matchLabels", clone(selector)),
-			"template", mapping(
-				"metadata", mapping("labels", withComponent(get(kong, "spec", "template", "metadata", "labels"))),
-				"spec", pod)),
+		"spec", spec,
 	)
 	service := mapping(
 		"apiVersion", "v1",
@@ -588,27 +597,30 @@ func gatewayObjects(rel *release, s Settings) []*yaml.Node {
 			"selector", clone(selector)),
 	)
 	objs := []*yaml.Node{deployment, service}
-	if s.Replicas > 1 {
-		// As the chart does: a PodDisruptionBudget only for several
-		// replicas (one would block node drains outright).
+	if s.Scaling.Autoscaled {
+		objs = append(objs, autoscaler(meta(), name, s.Scaling))
+	}
+	if fewest := s.Scaling.Fewest(); fewest > 1 {
+		// As the chart does, a PodDisruptionBudget only for several
+		// replicas (one would block node drains outright). A drain may
+		// take one of the fewest that run, so the rest of them hold the
+		// streams they were sized for (docs/deploy.md).
 		objs = append(objs, mapping(
 			"apiVersion", "policy/v1",
 			"kind", "PodDisruptionBudget",
 			"metadata", meta(),
-			"spec", mapping("minAvailable", 1, "selector", mapping("matchLabels", clone(selector)))))
+			"spec", mapping("minAvailable", fewest-1, "selector", mapping("matchLabels", clone(selector)))))
 	}
 	return objs
 }
 
 // gatewayContainer is the gateway's container: the image, its ports, its
 // environment, probes on /readyz and /healthz, the resources of the
-// settings (or modest defaults) and a locked-down security context.
+// settings (or the worked example's) and a locked-down security context.
 func gatewayContainer(rel *release, s Settings) *yaml.Node {
 	resources := &s.Resources
 	if resources.Kind == 0 {
-		resources = mapping(
-			"requests", mapping("cpu", "100m", "memory", "64Mi"),
-			"limits", mapping("cpu", "1", "memory", "256Mi"))
+		resources = defaultResources()
 	}
 	probe := func(path string, period, timeout int) *yaml.Node {
 		return mapping("httpGet", mapping("path", path, "port", "http"),

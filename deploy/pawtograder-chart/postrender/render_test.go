@@ -130,7 +130,7 @@ func TestRenderChanges(t *testing.T) {
 		}
 	}
 	slices.Sort(added)
-	wantAdded := []string{"Deployment/demo-pawtograder-mcp-gateway", "PodDisruptionBudget/demo-pawtograder-mcp-gateway", "Service/demo-pawtograder-mcp-gateway"}
+	wantAdded := []string{"Deployment/demo-pawtograder-mcp-gateway", "HorizontalPodAutoscaler/demo-pawtograder-mcp-gateway", "PodDisruptionBudget/demo-pawtograder-mcp-gateway", "Service/demo-pawtograder-mcp-gateway"}
 	if diff := cmp.Diff(wantAdded, added); diff != "" {
 		t.Errorf("added objects (-want +got):\n%s", diff)
 	}
@@ -379,7 +379,6 @@ func TestLoadSettings(t *testing.T) {
 		name, edit, want string
 	}{
 		{"unknown key", base + "replica: 3\n", "field replica not found"},
-		{"no replicas", strings.Replace(base, "replicas: 2", "replicas: 0", 1), "settings: replicas must be at least 1 (got 0)"},
 		{"no image", strings.Replace(base, "image: ghcr.io/pawtograder/mcp-gateway:1.0.0", "image: \"\"", 1), "settings: image is required"},
 		{"bad public URL", strings.Replace(base, `publicURL: ""`, "publicURL: api.example.edu", 1), `settings: publicURL must be an absolute http(s) URL such as https://api.example.edu (got "api.example.edu")`},
 		{"bad timeout", strings.Replace(base, "streamTimeout: 1h", "streamTimeout: 0s", 1), "settings: streamTimeout must be a positive duration such as 1h (got 0s)"},

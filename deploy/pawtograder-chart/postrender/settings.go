@@ -17,8 +17,14 @@ import (
 type Settings struct {
 	// Image is the gateway's image reference.
 	Image string `yaml:"image"`
-	// Replicas is the Deployment's replica count (at least 1).
-	Replicas int `yaml:"replicas"`
+	// Replicas is the Deployment's fixed replica count, with autoscaling
+	// off; as written, read by scaling.
+	Replicas yaml.Node `yaml:"replicas"`
+	// Autoscaling is the HorizontalPodAutoscaler's block as written.
+	Autoscaling Autoscaling `yaml:"autoscaling"`
+	// Scaling is what Replicas and Autoscaling mean, defaults applied
+	// (filled by LoadSettings).
+	Scaling Scaling `yaml:"-"`
 	// Secret names the operator-created Secret with MCP_JWT_SECRET and,
 	// when OAuth is on, GATEWAY_OAUTH_SECRET.
 	Secret string `yaml:"secret"`
@@ -51,9 +57,6 @@ func LoadSettings(data []byte) (Settings, error) {
 	if s.Image == "" {
 		errs = append(errs, errors.New("settings: image is required"))
 	}
-	if s.Replicas < 1 {
-		errs = append(errs, fmt.Errorf("settings: replicas must be at least 1 (got %d)", s.Replicas))
-	}
 	if s.Secret == "" {
 		errs = append(errs, errors.New("settings: secret (the Secret holding MCP_JWT_SECRET) is required"))
 	}
@@ -68,6 +71,11 @@ func LoadSettings(data []byte) (Settings, error) {
 	if s.Resources.Kind != 0 && s.Resources.Kind != yaml.MappingNode {
 		errs = append(errs, errors.New("settings: resources must be a mapping (requests, limits)"))
 	}
+	sc, err := scaling(&s.Replicas, s.Autoscaling, &s.Resources)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	s.Scaling = sc
 	if s.WriteTools() && !s.OAuth {
 		errs = append(errs, errors.New("settings: env GATEWAY_WRITE_TOOLS is on, which needs oauth: true (the approval page's sign-in uses GATEWAY_OAUTH_SECRET and GoTrue's allow-list)"))
 	}
