@@ -3,14 +3,15 @@
 // playwright-core, is the person who opens the approval link, signs in at
 // the local stack's stand-in provider and approves or rejects.
 //
-//   node writes.mjs person <approval-url> <persona-email> <approve|reject|none> [<screenshot-dir>]
+//   node writes.mjs person <approval-url> <persona-email> <approve|reject|none> [<screenshot-dir> [<screenshot-name>]]
 //   node writes.mjs sdk-reply <endpoint> <mcp-token> <persona-email> <message>
 //   node writes.mjs sdk-call <endpoint> <mcp-token> <tool> <arguments-json>
 //   node writes.mjs mcp-remote <endpoint> <persona-email> <callback-port> <message>
 //
 // person prints what the browser saw (the page after sign-in, and the
 // page after the decision); with a screenshot directory it also saves the
-// review page at 1280 and 375 pixels wide. sdk-reply proposes a reply to
+// review page at 1280 and 375 pixels wide (<name>-<width>.png, the name
+// "approval" unless given). sdk-reply proposes a reply to
 // help request 1 of class 1, has the person approve it, then asks for the
 // action's state and reads the request back with get_help_request.
 // sdk-call makes one tool call. mcp-remote connects through mcp-remote
@@ -45,7 +46,7 @@ async function seePage(page, resp) {
 
 // person opens url, signs in as persona, reads the page and, when it
 // offers the decision, clicks it.
-async function person(url, persona, decision, shotDir) {
+async function person(url, persona, decision, shotDir, shotName = 'approval') {
   const browser = await launchBrowser({ width: shotDir ? 1280 : 375 });
   try {
     const page = await browser.ctx.newPage();
@@ -59,7 +60,7 @@ async function person(url, persona, decision, shotDir) {
       seen.shots = {};
       for (const width of [1280, 375]) {
         await page.setViewportSize({ width, height: 900 });
-        const file = path.join(shotDir, `approval-${width}.png`);
+        const file = path.join(shotDir, `${shotName}-${width}.png`);
         await page.screenshot({ path: file, fullPage: true });
         seen.shots[width] = await page.evaluate(() => document.documentElement.scrollWidth);
       }
@@ -179,7 +180,7 @@ async function mcpRemote(endpoint, persona, port, message) {
 }
 
 const modes = {
-  person: () => person(rest[0], rest[1], rest[2], rest[3]).then(out),
+  person: () => person(rest[0], rest[1], rest[2], rest[3], rest[4]).then(out),
   'sdk-reply': () => sdkReply(...rest),
   'sdk-call': () => sdkCall(...rest),
   'mcp-remote': () => mcpRemote(...rest),
