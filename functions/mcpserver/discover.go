@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/skills"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/views"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
@@ -26,6 +27,9 @@ const (
 	// that depend on the caller (anything read through the caller's
 	// database client) must be "private".
 	cacheScopePublic = "public"
+	// cacheScopePrivate: a result that depends on the caller (the skills
+	// a caller is served depend on its token's scopes, skillserve.go).
+	cacheScopePrivate = "private"
 )
 
 // serverName and serverVersion identify the server, as the original's
@@ -86,23 +90,38 @@ func eraResult(cl *caller, body []byte) []byte {
 	return body
 }
 
+// discoverExtensions are the extensions a server/discover result declares
+// (each with the resources capability): MCP Apps and Skills.
+type discoverExtensions struct{ apps, skills bool }
+
 // discoverResult encodes the server/discover result: every revision served,
 // the capabilities (tools: the catalogue never changes while the process
-// runs, so there is no listChanged and nothing to subscribe to; with apps,
-// also resources and the MCP Apps extension, for a client that declares
+// runs, so there is no listChanged and nothing to subscribe to; with an
+// extension, also resources and the extension, for a client that declares
 // it), the instructions and the caching hints, in modernResult's shape.
 // The result depends on the declared capabilities, which are request
 // parameters and so part of the cache key (server/utilities/caching), never
 // on the user: "public" holds for both forms.
 func discoverResult(apps bool, instr string) ([]byte, error) {
+	return discoverResultWith(discoverExtensions{apps: apps}, instr)
+}
+
+// discoverResultWith is discoverResult declaring the extensions ext.
+func discoverResultWith(ext discoverExtensions, instr string) ([]byte, error) {
 	versions := make([]any, len(servedVersions))
 	for i, v := range servedVersions {
 		versions[i] = v
 	}
 	caps := jsjson.NewObject(3).Set("tools", jsjson.NewObject(0))
-	if apps {
-		caps.Set("resources", jsjson.NewObject(0)).
-			Set("extensions", jsjson.NewObject(1).Set(views.Extension, jsjson.NewObject(0)))
+	if ext.apps || ext.skills {
+		extensions := jsjson.NewObject(2)
+		if ext.apps {
+			extensions.Set(views.Extension, jsjson.NewObject(0))
+		}
+		if ext.skills {
+			extensions.Set(skills.Extension, jsjson.NewObject(0))
+		}
+		caps.Set("resources", jsjson.NewObject(0)).Set("extensions", extensions)
 	}
 	body, err := jsjson.Marshal(jsjson.NewObject(5).
 		Set("supportedVersions", versions).
@@ -133,8 +152,9 @@ func toolsListResultModern(reg *tools.Registry) ([]byte, error) {
 }
 
 // discover answers server/discover at 2026-07-28: resources and the MCP
-// Apps extension are declared when the request's capabilities declare the
-// extension (the views are then served, apps.go).
+// Apps and Skills extensions are declared when the request's capabilities
+// declare them (the views and the skills are then served, apps.go,
+// skillserve.go).
 func (s *Server) discover(_ context.Context, cl *caller, msg *jsjson.Object, _ *slog.Logger) *response {
 	return s.discoverAnswer(messageID(msg), cl.version, cl.clientCapabilities)
 }
@@ -142,7 +162,14 @@ func (s *Server) discover(_ context.Context, cl *caller, msg *jsjson.Object, _ *
 // discoverAnswer is the server/discover result for a request under version
 // with the declared capabilities caps.
 func (s *Server) discoverAnswer(id any, version string, caps *jsjson.Object) *response {
-	if appsOffered(version, caps) && declaresApps(caps) {
+	apps := appsOffered(version, caps) && declaresApps(caps)
+	sk := version == versionModern && declaresSkills(caps)
+	switch {
+	case apps && sk:
+		return resultResponse(id, s.skills.discoverApps)
+	case sk:
+		return resultResponse(id, s.skills.discover)
+	case apps:
 		return resultResponse(id, s.apps.discover)
 	}
 	return resultResponse(id, s.discoverResult)

@@ -83,11 +83,16 @@ var methods = map[string]method{
 	},
 	methodToolsCall: {legacy: (*Server).toolsCallRequest, modern: (*Server).toolsCallRequest},
 	methodDiscover:  {legacy: (*Server).discoverLegacy, modern: (*Server).discover},
-	// The MCP Apps views' resources (resources.go): both eras, answered
-	// only where appsOffered allows and -32601 elsewhere.
+	// The MCP Apps views' and the skills' resources (resources.go,
+	// skillserve.go): both eras, answered only where appsOffered or
+	// skillsOffered allows and -32601 elsewhere.
 	methodResourcesList:         {legacy: (*Server).resourcesList, modern: (*Server).resourcesList},
 	methodResourcesRead:         {legacy: (*Server).resourcesRead, modern: (*Server).resourcesRead},
 	methodResourceTemplatesList: {legacy: (*Server).resourceTemplatesList, modern: (*Server).resourceTemplatesList},
+	// The Skills extension (skillserve.go): 2026-07-28 only, for a request
+	// that declares it.
+	methodSkillsList: {modern: (*Server).skillsList},
+	methodSkillsGet:  {modern: (*Server).skillsGet},
 }
 
 // dispatch runs one request of a handshake revision (a message with a

@@ -26,7 +26,7 @@ type appsAnswers struct {
 	toolsList           []byte            // tools/list with outputSchema and _meta.ui
 	toolsListModern     []byte            // the 2026-07-28 tools/list with _meta.ui
 	discover            []byte            // server/discover declaring resources and the extension
-	resourcesList       []byte
+	viewEntries         []any             // the views' resources/list entries (skillserve.go lists them with the skills)
 	read                map[string][]byte // resources/read result per URI
 	resourcesListModern []byte
 	readModern          map[string][]byte
@@ -85,9 +85,7 @@ func newAppsAnswers(structuredList, modernList []byte) (*appsAnswers, error) {
 			return nil, err
 		}
 	}
-	if a.resourcesList, err = jsjson.Marshal(jsjson.NewObject(1).Set("resources", list)); err != nil {
-		return nil, err
-	}
+	a.viewEntries = list
 	if a.resourcesListModern, err = cacheableModern(jsjson.NewObject(3).Set("resources", list)); err != nil {
 		return nil, err
 	}
@@ -169,23 +167,30 @@ func methodNotFound(msg *jsjson.Object) *response {
 	return errorResponse(messageID(msg), codeMethodNotFound, "Method not found: "+jsString(m, present))
 }
 
-// resourcesList answers resources/list where the views are offered.
+// resourcesList answers resources/list where the views or the skills are
+// offered (skillserve.go): at 2025-06-18 and 2025-11-25 both, the views
+// first; at 2026-07-28 what the request declares.
 func (s *Server) resourcesList(_ context.Context, cl *caller, msg *jsjson.Object, _ *slog.Logger) *response {
+	apps, sk := appsRequest(cl), skillsRequest(cl)
 	switch {
-	case !appsRequest(cl):
+	case !apps && !sk:
 		return methodNotFound(msg)
-	case cl.version == versionModern:
-		return resultResponse(messageID(msg), s.apps.resourcesListModern)
+	case cl.version != versionModern:
+		return resultResponse(messageID(msg), s.skills.resourcesList[s.skillAudience(cl)])
+	case apps && sk:
+		return resultResponse(messageID(msg), s.skills.resourcesAppsModern[s.skillAudience(cl)])
+	case sk:
+		return resultResponse(messageID(msg), s.skills.resourcesModern[s.skillAudience(cl)])
 	}
-	return resultResponse(messageID(msg), s.apps.resourcesList)
+	return resultResponse(messageID(msg), s.apps.resourcesListModern)
 }
 
 // resourceTemplatesList answers resources/templates/list where the views
-// are offered: declaring resources invites clients (the Inspector, hosts)
-// to ask for templates too; there are none.
+// or the skills are offered: declaring resources invites clients (the
+// Inspector, hosts) to ask for templates too; there are none.
 func (s *Server) resourceTemplatesList(_ context.Context, cl *caller, msg *jsjson.Object, _ *slog.Logger) *response {
 	switch {
-	case !appsRequest(cl):
+	case !appsRequest(cl) && !skillsRequest(cl):
 		return methodNotFound(msg)
 	case cl.version == versionModern:
 		return resultResponse(messageID(msg), s.apps.templatesModern)
@@ -193,12 +198,14 @@ func (s *Server) resourceTemplatesList(_ context.Context, cl *caller, msg *jsjso
 	return resultResponse(messageID(msg), resourceTemplatesResult)
 }
 
-// resourcesRead answers resources/read where the views are offered: the
-// view at params.uri, -32602 when uri is not a string, and for an unknown
-// URI -32002 (2025-06-18, 2025-11-25) or -32602 with the URI in data
-// (2026-07-28).
+// resourcesRead answers resources/read where the views or the skills are
+// offered: the view or the SKILL.md at params.uri (each only where it is
+// offered, a write skill only to writers), -32602 when uri is not a
+// string, and for an unknown URI -32002 (2025-06-18, 2025-11-25) or
+// -32602 with the URI in data (2026-07-28).
 func (s *Server) resourcesRead(_ context.Context, cl *caller, msg *jsjson.Object, _ *slog.Logger) *response {
-	if !appsRequest(cl) {
+	apps, sk := appsRequest(cl), skillsRequest(cl)
+	if !apps && !sk {
 		return methodNotFound(msg)
 	}
 	id := messageID(msg)
@@ -211,19 +218,29 @@ func (s *Server) resourcesRead(_ context.Context, cl *caller, msg *jsjson.Object
 		return errorResponse(id, codeInvalidParams, "Invalid params: uri must be a string")
 	}
 	if cl.version != versionModern {
-		if body, found := s.apps.read[uri]; found {
+		if body, found := s.resourceBody(cl, uri, apps, sk, s.apps.read, s.skills.read); found {
 			return resultResponse(id, body)
 		}
 		return errorResponse(id, codeResourceNotFound, "Resource not found")
 	}
-	if body, found := s.apps.readModern[uri]; found {
+	if body, found := s.resourceBody(cl, uri, apps, sk, s.apps.readModern, s.skills.readModern); found {
 		return resultResponse(id, body)
 	}
-	r := errorResponse(id, codeInvalidParams, "Resource not found")
-	data, err := jsjson.Marshal(jsjson.NewObject(1).Set("uri", uri))
-	if err != nil { // a string always encodes
-		panic(err)
+	return notFoundWithURI(id, "Resource not found", uri)
+}
+
+// resourceBody is the pre-encoded resources/read result for uri: a view when
+// apps, a skill the caller is served when sk.
+func (s *Server) resourceBody(cl *caller, uri string, apps, sk bool, views, skillReads map[string][]byte) ([]byte, bool) {
+	if apps {
+		if body, found := views[uri]; found {
+			return body, true
+		}
 	}
-	r.err.data = data
-	return r
+	if sk {
+		if skill, found := s.servedSkill(cl, uri); found {
+			return skillReads[skill.URI], true
+		}
+	}
+	return nil, false
 }

@@ -174,6 +174,8 @@ type Server struct {
 	discoverResult        []byte
 	// apps holds the MCP Apps answers of both eras (resources.go).
 	apps *appsAnswers
+	// skills holds the skills' answers of both eras (skillserve.go).
+	skills *skillAnswers
 
 	// hintedChallenges are the invalid_token challenges with the
 	// pasted-token hint, by the authenticator's message (auth.go).
@@ -266,6 +268,9 @@ func New(opts Options) (*Server, error) {
 		if err = s.useWriteInstructions(); err != nil {
 			return nil, fmt.Errorf("mcpserver: encoding the instructions: %w", err)
 		}
+	}
+	if s.skills, err = newSkillAnswers(s.apps.viewEntries, s.tools.Writes()); err != nil {
+		return nil, fmt.Errorf("mcpserver: encoding the skills' answers: %w", err)
 	}
 	return s, nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/skills"
 	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
 )
 
@@ -197,9 +198,13 @@ func TestViewsInBrowserHost(t *testing.T) {
 		meta := map[string]any{"ui": map[string]any{"csp": map[string]any{
 			"connectDomains": []any{}, "resourceDomains": []any{}, "frameDomains": []any{}, "baseUriDomains": []any{},
 		}, "prefersBorder": true}}
-		var uris []string
+		var uris, others []string
 		for _, r := range got.Resources {
 			uri, _ := r["uri"].(string)
+			if !strings.HasPrefix(uri, "ui://") {
+				others = append(others, uri) // the skills, after the views (skills_e2e_test.go)
+				continue
+			}
 			uris = append(uris, uri)
 			if r["mimeType"] != "text/html;profile=mcp-app" {
 				t.Errorf("%s: mimeType %v", uri, r["mimeType"])
@@ -220,6 +225,13 @@ func TestViewsInBrowserHost(t *testing.T) {
 		}
 		if diff := cmp.Diff(viewURIs, uris); diff != "" {
 			t.Errorf("resources/list (-want +got):\n%s", diff)
+		}
+		var skillURIs []string
+		for _, sk := range skills.For(false) {
+			skillURIs = append(skillURIs, sk.URI)
+		}
+		if diff := cmp.Diff(skillURIs, others); diff != "" || len(got.Resources) != len(uris)+len(others) || (len(others) > 0 && got.Resources[len(uris)]["uri"] != others[0]) {
+			t.Errorf("resources/list after the views: want the read skills (-want +got):\n%s", diff)
 		}
 		if diff := cmp.Diff(map[string]any{"code": -32002.0, "message": "MCP error -32002: Resource not found"}, got.ReadUnknown); diff != "" {
 			t.Errorf("reading an unknown view (-want +got):\n%s", diff)
