@@ -46,6 +46,18 @@ type submission struct {
 	NegativeCases []submissionCase `json:"negative_test_cases"`
 }
 
+// writeEffects says, per write tool, what its approved write does to
+// existing data: the premise of its destructiveHint. A write tool missing
+// here fails TestChatGPTSubmission.
+var writeEffects = map[string]string{
+	"reply_to_help_request":      "false: once approved, it adds a message to the request's chat; nothing existing is changed or removed.",
+	"reply_to_discussion_thread": "false: once approved, it adds a reply to the thread; nothing existing is changed or removed.",
+	"comment_on_regrade_request": "false: once approved, it adds a comment to the regrade request's conversation; nothing existing is changed or removed.",
+	"add_rubric_comment":         "false: once approved, it adds a rubric comment to the review (whose total Pawtograder then recomputes); no existing comment is changed or removed.",
+	"set_help_request_status":    "true: once approved, it replaces the request's status and its assignee or resolver.",
+	"decide_regrade_request":     "true: once approved, it replaces the disputed rubric check's points and the request's status, and the review's total with them.",
+}
+
 // hintJustifications derives each hint's justification from what the tool
 // is (a read, a write proposal, destructive, reaching GitHub), the same
 // fields its annotations are computed from; TestChatGPTSubmission checks
@@ -61,10 +73,8 @@ func hintJustifications(t *tools.Tool) map[string]string {
 		j["idempotentHint"] = "true: it changes nothing, so repeating a call with the same arguments has no further effect."
 	}
 	switch {
-	case t.Destructive:
-		j["destructiveHint"] = "true: once approved, it replaces existing data (such as a status and its assignee or resolver) rather than adding to it."
 	case t.Write:
-		j["destructiveHint"] = "false: once approved, it adds a message; nothing existing is changed or removed."
+		j["destructiveHint"] = writeEffects[t.Name]
 	default:
 		j["destructiveHint"] = "false: it changes nothing."
 	}
@@ -81,7 +91,7 @@ func hintJustifications(t *tools.Tool) map[string]string {
 func buildSubmission() submission {
 	var s submission
 	s.App.Name = "Pawtograder"
-	s.App.Description = "Course data for instructors and graders in Pawtograder: assignments, submissions with files, tests and build output, help requests and queues, discussions, rubrics, regrade requests and grading progress; replies and regrade comments proposed for the person's approval."
+	s.App.Description = "Course data for instructors and graders in Pawtograder: assignments, submissions with files, tests and build output, help requests and queues, discussions, rubrics, regrade requests and grading progress; replies, regrade comments, regrade decisions and rubric comments proposed for the person's approval."
 	s.App.ServerURL = "https://<project>.supabase.co/functions/v1/mcp-server"
 	s.App.Auth = "OAuth 2.1 with PKCE and dynamic client registration (docs/oauth.md); scopes mcp:read and mcp:write"
 	for _, t := range tools.New(tools.Options{Approvals: stubApprovals{}}).Tools() {
@@ -118,10 +128,13 @@ func TestChatGPTSubmission(t *testing.T) {
 	}
 	for _, tool := range s.Tools {
 		for hint, why := range tool.Justifications {
-			want := why[:4] == "true"
+			want := len(why) >= 4 && why[:4] == "true"
 			if got, _ := tool.Annotations[hint].(bool); got != want {
 				t.Errorf("%s: %s is %v but its justification says %q", tool.Name, hint, tool.Annotations[hint], why)
 			}
+		}
+		if tool.Justifications["destructiveHint"] == "" {
+			t.Errorf("%s: no destructiveHint justification (add it to writeEffects)", tool.Name)
 		}
 		if len(tool.Justifications) != 4 {
 			t.Errorf("%s: %d justifications, want one per hint", tool.Name, len(tool.Justifications))
