@@ -103,13 +103,7 @@ func TestRequestCapabilities(t *testing.T) {
 
 // initAnswer is the initialize answer without (apps=false) or with the
 // resources capability and the extension.
-func initAnswer(version string, apps bool) string {
-	caps := `{"tools":{}}`
-	if apps {
-		caps = `{"tools":{},"resources":{},"extensions":{"io.modelcontextprotocol/ui":{}}}`
-	}
-	return `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"` + version + `","serverInfo":{"name":"pawtograder","version":"0.1.0"},"capabilities":` + caps + `}}`
-}
+func initAnswer(version string, apps bool) string { return initializeAnswer(version, apps, false) }
 
 // TestAppsOverHTTP follows clients with and without the extension through
 // initialize, tools/list, resources/list and resources/read at each

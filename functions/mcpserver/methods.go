@@ -302,6 +302,14 @@ func toolErrorResult(message string) []byte {
 
 // initializeResult returns the initialize result for version, with the
 // original's key order.
+// resourcesInitializeResult is initialize's answer from 2025-06-18 to a
+// client without the MCP Apps extension: the skills are resources there.
+func resourcesInitializeResult(version string) []byte {
+	dst := append([]byte(nil), `{"protocolVersion":`...)
+	dst = jsjson.AppendString(dst, version)
+	return append(dst, `,"serverInfo":{"name":"pawtograder","version":"0.1.0"},"capabilities":{"tools":{},"resources":{}}}`...)
+}
+
 func initializeResult(version string) []byte {
 	dst := append([]byte(nil), `{"protocolVersion":`...)
 	dst = jsjson.AppendString(dst, version)

@@ -272,6 +272,7 @@ func New(opts Options) (*Server, error) {
 	if s.skills, err = newSkillAnswers(s.apps.viewEntries, s.tools.Writes()); err != nil {
 		return nil, fmt.Errorf("mcpserver: encoding the skills' answers: %w", err)
 	}
+	s.useSkillInstructions()
 	return s, nil
 }
 

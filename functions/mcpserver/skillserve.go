@@ -153,7 +153,7 @@ func newSkillAnswers(views []any, writes bool) (*skillAnswers, error) {
 	if writes {
 		instr = writeInstructions
 	}
-	instr += " " + skillsInstructions(writes)
+	instr += " " + skillsInstructions(writes, false)
 	var err error
 	if a.discover, err = discoverResultWith(discoverExtensions{skills: true}, instr); err != nil {
 		return nil, err
@@ -166,8 +166,9 @@ func newSkillAnswers(views []any, writes bool) (*skillAnswers, error) {
 
 // skillsInstructions is the sentence the instructions gain for a client
 // served the skills: the URIs of the workflows (the write skills named
-// apart, as only callers with mcp:write get them).
-func skillsInstructions(writes bool) string {
+// apart, as only callers with mcp:write get them), served through the
+// extension or, asResources, as plain resources.
+func skillsInstructions(writes, asResources bool) string {
 	var read, write []string
 	for _, sk := range skills.All() {
 		if sk.Writes {
@@ -176,8 +177,11 @@ func skillsInstructions(writes bool) string {
 			read = append(read, sk.URI)
 		}
 	}
-	text := "Step-by-step workflows for common tasks are served as skills; load the one that fits before starting such a task: " +
-		strings.Join(read, ", ") + "."
+	text := "Step-by-step workflows for common tasks are served as skills; load the one that fits before starting such a task: "
+	if asResources {
+		text = "Step-by-step workflows for common tasks are served as skill resources; read the one that fits (resources/read) before starting such a task: "
+	}
+	text += strings.Join(read, ", ") + "."
 	if writes {
 		text += " With the mcp:write scope also " + strings.Join(write, " and ") + ", which propose writes."
 	}
@@ -268,4 +272,22 @@ func notFoundWithURI(id any, message, uri string) *response {
 	}
 	r.err.data = data
 	return r
+}
+
+// useSkillInstructions sets initialize's answers from 2025-06-18, where
+// every request may list and read the skills as resources: the result
+// declares resources and its instructions point to the skills.
+func (s *Server) useSkillInstructions() {
+	writes := s.tools.Writes()
+	instr := instructions
+	if writes {
+		instr = writeInstructions
+	}
+	instr += " " + skillsInstructions(writes, true)
+	for _, v := range supportedVersions {
+		if structuredOutput(v) {
+			s.initializeResults[v] = withInstructions(resourcesInitializeResult(v), instr)
+			s.apps.initialize[v] = withInstructions(appsInitializeResult(v), instr)
+		}
+	}
 }

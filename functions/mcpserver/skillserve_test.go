@@ -181,7 +181,7 @@ func TestSkillsGolden(t *testing.T) {
 	_, plain := skillReq{versionModern, `{}`, "server/discover", ""}.send(t, env, authGood)
 	_, withSkills := skillReq{versionModern, capsSkills, "server/discover", ""}.send(t, env, authGood)
 	instr, _ := plain.Result["instructions"].(string)
-	if got, _ := withSkills.Result["instructions"].(string); got != instr+" "+skillsInstructions(false) {
+	if got, _ := withSkills.Result["instructions"].(string); got != instr+" "+skillsInstructions(false, false) {
 		t.Errorf("instructions for a skills client: %q", got)
 	}
 }
@@ -333,5 +333,27 @@ func checkMentions(t *testing.T, uri string, m skills.Mentions, props map[string
 		if !found {
 			t.Errorf("%s names %q, neither a tool this revision's tools/list lists for the caller nor an argument of a tool it calls", uri, w)
 		}
+	}
+}
+
+// TestInitializePointsToSkills: from 2025-06-18 every client may list and
+// read the skills as resources, so initialize declares resources and its
+// instructions name the skills (here the read server's answer, whole);
+// 2025-03-26 and the drop-in answer are unchanged.
+func TestInitializePointsToSkills(t *testing.T) {
+	env := newTestEnv(t, nil)
+	init := func(v string) string {
+		return env.do(http.MethodPost, "", hdr("Authorization", authGood),
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+v+`","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`).Body.String()
+	}
+	want := `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","serverInfo":{"name":"pawtograder","version":"0.1.0"},"capabilities":{"tools":{},"resources":{}},` +
+		`"instructions":"Read-only access to Pawtograder course data for instructors and graders: assignments, submissions with their files, test results and build output, help requests, discussion threads, and the grader and handout repositories. Every tool needs the class_id of the course; results only ever contain what the signed-in user may see in Pawtograder. ` +
+		`Step-by-step workflows for common tasks are served as skill resources; read the one that fits (resources/read) before starting such a task: ` +
+		`skill://pawtograder/failing-tests-diagnosis/SKILL.md, skill://pawtograder/grading-progress/SKILL.md, skill://pawtograder/help-request-triage/SKILL.md, skill://pawtograder/office-hours-prep/SKILL.md, skill://pawtograder/regrade-triage/SKILL.md."}}`
+	if diff := cmp.Diff(want, init("2025-11-25")); diff != "" {
+		t.Errorf("2025-11-25 (-want +got):\n%s", diff)
+	}
+	if got, want := init("2025-03-26"), `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-03-26","serverInfo":{"name":"pawtograder","version":"0.1.0"},"capabilities":{"tools":{}}}}`; got != want {
+		t.Errorf("2025-03-26: %s", got)
 	}
 }

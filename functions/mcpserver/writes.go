@@ -75,35 +75,23 @@ func inputRequiredResult(pr *tools.Proposed) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-// useWriteInstructions switches every answer that carries instructions to
-// writeInstructions: server/discover, and initialize from 2025-06-18 (the
-// revisions the write tools are listed at).
+// useWriteInstructions switches server/discover to writeInstructions;
+// initialize's instructions are set with the skills'
+// (useSkillInstructions).
 func (s *Server) useWriteInstructions() error {
 	var err error
 	if s.discoverResult, err = discoverResult(false, writeInstructions); err != nil {
 		return err
 	}
-	if s.apps.discover, err = discoverResult(true, writeInstructions); err != nil {
-		return err
-	}
-	for v, body := range s.initializeResults {
-		if structuredOutput(v) {
-			s.initializeResults[v] = withInstructions(body)
-		}
-	}
-	for v, body := range s.apps.initialize {
-		if structuredOutput(v) {
-			s.apps.initialize[v] = withInstructions(body)
-		}
-	}
-	return nil
+	s.apps.discover, err = discoverResult(true, writeInstructions)
+	return err
 }
 
 // withInstructions adds "instructions" as the last member of an
 // initialize result.
-func withInstructions(body []byte) []byte {
+func withInstructions(body []byte, text string) []byte {
 	dst := append([]byte(nil), body[:len(body)-1]...)
 	dst = append(dst, `,"instructions":`...)
-	dst = jsjson.AppendString(dst, writeInstructions)
+	dst = jsjson.AppendString(dst, text)
 	return append(dst, '}')
 }

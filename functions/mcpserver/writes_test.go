@@ -101,7 +101,7 @@ func TestWriteToolsChangeNothingWhenOff(t *testing.T) {
 		}
 	}
 	init := on.do(http.MethodPost, "", hdr("Authorization", authGood), `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`).Body.String()
-	if !strings.Contains(init, `"instructions":"`+writeInstructions+`"`) {
+	if !strings.Contains(init, `"instructions":"`+writeInstructions+` Step-by-step workflows`) {
 		t.Errorf("2025-06-18 initialize lacks the write instructions: %s", init)
 	}
 }
