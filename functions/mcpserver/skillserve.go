@@ -19,8 +19,10 @@ import (
 //     resources/list after the MCP Apps views and read with resources/read,
 //     for every request (a stateless server cannot know what initialize
 //     declared; these revisions already answer the resource methods for
-//     every request, apps.go). The extension's methods are not served:
-//     the extension is written against 2026-07-28.
+//     every request, apps.go); initialize declares resources to every
+//     client and its instructions name the skills (useSkillInstructions).
+//     The extension's methods are not served: the extension is written
+//     against 2026-07-28.
 //   - 2026-07-28: the extension, to a request whose capabilities declare
 //     it: server/discover declares it (with resources) and points to the
 //     skills in its instructions; skills/list, skills/get, and the skills
