@@ -184,36 +184,8 @@ type Server struct {
 
 // New validates opts and returns a Server.
 func New(opts Options) (*Server, error) {
-	var errs []error
-	if opts.Auth == nil {
-		errs = append(errs, errors.New("mcpserver: Options.Auth is required"))
-	}
-	if opts.Users == nil {
-		errs = append(errs, errors.New("mcpserver: Options.Users is required"))
-	}
-	if opts.Tools == nil {
-		errs = append(errs, errors.New("mcpserver: Options.Tools is required"))
-	}
-	if strings.ContainsAny(opts.EdgeFunctionsURL, "\r\n") {
-		// A line break would let the value forge SSE fields.
-		errs = append(errs, errors.New("mcpserver: EdgeFunctionsURL must not contain line breaks"))
-	}
-	if strings.ContainsAny(opts.ResourceMetadataURL, "\"\\\r\n") {
-		errs = append(errs, errors.New(`mcpserver: ResourceMetadataURL must not contain '"', '\' or line breaks`))
-	}
-	for _, sc := range opts.Scopes {
-		if !validScopeToken(sc) {
-			errs = append(errs, fmt.Errorf("mcpserver: Options.Scopes: %q is not a scope token (RFC 6749 §3.3)", sc))
-		}
-	}
-	if opts.MaxBodyBytes < 0 || opts.MaxBatch < 0 || opts.MaxStreams < 0 || opts.MaxStreamsPerToken < 0 || opts.KeepAlive < 0 {
-		errs = append(errs, errors.New("mcpserver: limits and KeepAlive must not be negative"))
-	}
-	origins, err := newOriginPolicy(opts.AllowedOrigins, opts.TrustedOrigins)
+	origins, err := checkOptions(opts)
 	if err != nil {
-		errs = append(errs, err)
-	}
-	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	s := &Server{
@@ -245,35 +217,81 @@ func New(opts Options) (*Server, error) {
 	if s.metrics == nil {
 		s.metrics = noMetrics{}
 	}
+	if err := s.encodeAnswers(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// checkOptions refuses options that cannot work, all at once, and returns
+// the Origin policy they describe.
+func checkOptions(opts Options) (*originPolicy, error) {
+	var errs []error
+	if opts.Auth == nil {
+		errs = append(errs, errors.New("mcpserver: Options.Auth is required"))
+	}
+	if opts.Users == nil {
+		errs = append(errs, errors.New("mcpserver: Options.Users is required"))
+	}
+	if opts.Tools == nil {
+		errs = append(errs, errors.New("mcpserver: Options.Tools is required"))
+	}
+	if strings.ContainsAny(opts.EdgeFunctionsURL, "\r\n") {
+		// A line break would let the value forge SSE fields.
+		errs = append(errs, errors.New("mcpserver: EdgeFunctionsURL must not contain line breaks"))
+	}
+	if strings.ContainsAny(opts.ResourceMetadataURL, "\"\\\r\n") {
+		errs = append(errs, errors.New(`mcpserver: ResourceMetadataURL must not contain '"', '\' or line breaks`))
+	}
+	for _, sc := range opts.Scopes {
+		if !validScopeToken(sc) {
+			errs = append(errs, fmt.Errorf("mcpserver: Options.Scopes: %q is not a scope token (RFC 6749 §3.3)", sc))
+		}
+	}
+	if opts.MaxBodyBytes < 0 || opts.MaxBatch < 0 || opts.MaxStreams < 0 || opts.MaxStreamsPerToken < 0 || opts.KeepAlive < 0 {
+		errs = append(errs, errors.New("mcpserver: limits and KeepAlive must not be negative"))
+	}
+	origins, err := newOriginPolicy(opts.AllowedOrigins, opts.TrustedOrigins)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	return origins, errors.Join(errs...)
+}
+
+// encodeAnswers pre-encodes the answers that depend only on the catalogue
+// and the configuration: initialize, tools/list, server/discover, the
+// views and the skills.
+func (s *Server) encodeAnswers() error {
 	s.initializeResults = make(map[string][]byte, len(supportedVersions))
 	for _, v := range supportedVersions {
 		s.initializeResults[v] = initializeResult(v)
 	}
+	var err error
 	if s.toolsListResult, err = toolsListResult(s.tools, false); err != nil {
-		return nil, fmt.Errorf("mcpserver: encoding tools/list: %w", err)
+		return fmt.Errorf("mcpserver: encoding tools/list: %w", err)
 	}
 	if s.toolsListResultStructured, err = toolsListResult(s.tools, true); err != nil {
-		return nil, fmt.Errorf("mcpserver: encoding tools/list: %w", err)
+		return fmt.Errorf("mcpserver: encoding tools/list: %w", err)
 	}
 	if s.toolsListResultModern, err = toolsListResultModern(s.tools); err != nil {
-		return nil, fmt.Errorf("mcpserver: encoding tools/list: %w", err)
+		return fmt.Errorf("mcpserver: encoding tools/list: %w", err)
 	}
 	if s.discoverResult, err = discoverResult(false, instructions); err != nil {
-		return nil, fmt.Errorf("mcpserver: encoding server/discover: %w", err)
+		return fmt.Errorf("mcpserver: encoding server/discover: %w", err)
 	}
 	if s.apps, err = newAppsAnswers(s.toolsListResultStructured, s.toolsListResultModern); err != nil {
-		return nil, fmt.Errorf("mcpserver: encoding the MCP Apps answers: %w", err)
+		return fmt.Errorf("mcpserver: encoding the MCP Apps answers: %w", err)
 	}
 	if s.tools.Writes() {
 		if err = s.useWriteInstructions(); err != nil {
-			return nil, fmt.Errorf("mcpserver: encoding the instructions: %w", err)
+			return fmt.Errorf("mcpserver: encoding the instructions: %w", err)
 		}
 	}
 	if s.skills, err = newSkillAnswers(s.apps.viewEntries, s.tools.Writes()); err != nil {
-		return nil, fmt.Errorf("mcpserver: encoding the skills' answers: %w", err)
+		return fmt.Errorf("mcpserver: encoding the skills' answers: %w", err)
 	}
 	s.useSkillInstructions()
-	return s, nil
+	return nil
 }
 
 func orDefault[T int | int64](v, def T) T {

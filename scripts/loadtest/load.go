@@ -302,60 +302,13 @@ func RunLoad(ctx context.Context, t Target, p *Probe, sc Scenario, opts LoadOpti
 	runCtx, cancel := context.WithTimeout(ctx, opts.Duration)
 	defer cancel()
 	var (
-		issued   atomic.Int64
-		mu       sync.Mutex
-		all      []time.Duration
-		errCount int
-		firstErr string
-		wg       sync.WaitGroup
+		issued atomic.Int64
+		ta     tally
+		wg     sync.WaitGroup
 	)
 	start := time.Now()
 	for range opts.Concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			lat := make([]time.Duration, 0, 1024)
-			var buf bytes.Buffer
-			var errs int
-			var first string
-			base, err := t.request(runCtx, sc)
-			if err != nil {
-				mu.Lock()
-				errCount++
-				firstErr = cmp.Or(firstErr, err.Error())
-				mu.Unlock()
-				return
-			}
-			send := func() error {
-				status, err := t.send(base, sc, &buf)
-				if err != nil {
-					return err
-				}
-				return checkAnswerQuick(sc, status, buf.Bytes())
-			}
-			for runCtx.Err() == nil && issued.Add(1) <= int64(opts.MaxRequests) {
-				t0 := time.Now()
-				err := send()
-				d := time.Since(t0)
-				if err != nil && runCtx.Err() != nil {
-					break // cut off by the deadline: not a gateway failure
-				}
-				lat = append(lat, d)
-				if err != nil {
-					errs++
-					if first == "" {
-						first = err.Error()
-					}
-				}
-			}
-			mu.Lock()
-			all = append(all, lat...)
-			errCount += errs
-			if firstErr == "" {
-				firstErr = first
-			}
-			mu.Unlock()
-		}()
+		wg.Go(func() { loadWorker(runCtx, t, sc, &issued, int64(opts.MaxRequests), &ta) })
 	}
 	wg.Wait()
 	res.Elapsed = time.Since(start)
@@ -365,10 +318,66 @@ func RunLoad(ctx context.Context, t Target, p *Probe, sc Scenario, opts LoadOpti
 	if err != nil {
 		return res, err
 	}
-	res.Requests = len(all)
-	res.Errors = errCount
-	res.FirstError = firstErr
-	res.Latency = Summarize(all)
+	res.Requests = len(ta.all)
+	res.Errors = ta.errCount
+	res.FirstError = ta.firstErr
+	res.Latency = Summarize(ta.all)
+	res.setPerRequest(before, after, clientBefore, clientAfter)
+	return res, nil
+}
+
+// tally gathers the workers' latencies and errors.
+type tally struct {
+	mu       sync.Mutex
+	all      []time.Duration
+	errCount int
+	firstErr string
+}
+
+func (ta *tally) add(lat []time.Duration, errs int, first string) {
+	ta.mu.Lock()
+	defer ta.mu.Unlock()
+	ta.all = append(ta.all, lat...)
+	ta.errCount += errs
+	ta.firstErr = cmp.Or(ta.firstErr, first)
+}
+
+// loadWorker sends sc in a closed loop (the next request when the previous
+// answers) until ctx ends or issued passes limit, and adds what it saw to
+// ta.
+func loadWorker(ctx context.Context, t Target, sc Scenario, issued *atomic.Int64, limit int64, ta *tally) {
+	base, err := t.request(ctx, sc)
+	if err != nil {
+		ta.add(nil, 1, err.Error())
+		return
+	}
+	lat := make([]time.Duration, 0, 1024)
+	var buf bytes.Buffer
+	var errs int
+	var first string
+	for ctx.Err() == nil && issued.Add(1) <= limit {
+		t0 := time.Now()
+		status, err := t.send(base, sc, &buf)
+		if err == nil {
+			err = checkAnswerQuick(sc, status, buf.Bytes())
+		}
+		d := time.Since(t0)
+		if err != nil && ctx.Err() != nil {
+			break // cut off by the deadline: not a gateway failure
+		}
+		lat = append(lat, d)
+		if err != nil {
+			errs++
+			first = cmp.Or(first, err.Error())
+		}
+	}
+	ta.add(lat, errs, first)
+}
+
+// setPerRequest divides the counters' growth over the run by its
+// requests: the gateway's CPU, its upstream calls and their time, and the
+// load generator's own CPU; -1 where a counter is missing.
+func (res *LoadResult) setPerRequest(before, after Snapshot, clientBefore, clientAfter float64) {
 	per := func(a, b float64) float64 {
 		if a < 0 || b < 0 || res.Requests == 0 {
 			return -1
@@ -382,7 +391,6 @@ func RunLoad(ctx context.Context, t Target, p *Probe, sc Scenario, opts LoadOpti
 		res.UpstreamSecPerReq = -1 // calls counted but their durations not recorded
 	}
 	res.ClientCPUPerReq = per(clientBefore, clientAfter)
-	return res, nil
 }
 
 // drain discards a body so its connection can be reused.

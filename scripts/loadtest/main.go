@@ -142,20 +142,9 @@ func main() {
 }
 
 func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
-	if o.envFile != "" {
-		data, err := os.ReadFile(o.envFile)
-		if err != nil {
-			return err
-		}
-		env, err := ParseEnvFile(data)
-		if err != nil {
-			return fmt.Errorf("%s: %w", o.envFile, err)
-		}
-		o.baseURL = cmpOr(o.baseURL, env["GATEWAY_URL"])
-		o.token = cmpOr(o.token, env["DEMO_TOKEN"])
-	}
-	if o.baseURL == "" || (o.token == "" && o.scenarios != "unauthenticated") {
-		return errors.New("need the gateway URL and a token: -env-file, or -url and -token")
+	o, err := withEnvFile(o)
+	if err != nil {
+		return err
 	}
 	concs, err := parseInts(o.concurrency)
 	if err != nil {
@@ -175,6 +164,60 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err != nil || u.Host == "" {
 		return fmt.Errorf("bad gateway URL %q", o.baseURL)
 	}
+	probe, err := gatewayProbe(u, o, stderr)
+	if err != nil {
+		return err
+	}
+	if o.header {
+		WriteMachine(stdout, hostMachine())
+		fmt.Fprintf(stdout, "Gateway %s (pid %s), metrics %s.\n\n", u.Redacted(), pidText(probe.PID), cmpOr(o.metricsURL, "not used"))
+	}
+
+	endpoint := u.String() + "/functions/v1/mcp-server"
+	failed := false
+	if o.mode != "streams" {
+		if failed, err = runLoads(ctx, o, endpoint, probe, scenarios, concs, stdout, stderr); err != nil {
+			return err
+		}
+	}
+	if o.mode != "load" {
+		passed, err := runStreamMode(ctx, o, endpoint, probe, stdout, stderr)
+		if err != nil {
+			return err
+		}
+		failed = failed || !passed
+	}
+	if failed {
+		fmt.Fprintln(stderr, "loadtest: FAILED (see the tables)")
+		return errFailed
+	}
+	return nil
+}
+
+// withEnvFile fills the gateway URL and token from -env-file where the
+// flags leave them unset, and refuses options without them.
+func withEnvFile(o options) (options, error) {
+	if o.envFile != "" {
+		data, err := os.ReadFile(o.envFile)
+		if err != nil {
+			return o, err
+		}
+		env, err := ParseEnvFile(data)
+		if err != nil {
+			return o, fmt.Errorf("%s: %w", o.envFile, err)
+		}
+		o.baseURL = cmpOr(o.baseURL, env["GATEWAY_URL"])
+		o.token = cmpOr(o.token, env["DEMO_TOKEN"])
+	}
+	if o.baseURL == "" || (o.token == "" && o.scenarios != "unauthenticated") {
+		return o, errors.New("need the gateway URL and a token: -env-file, or -url and -token")
+	}
+	return o, nil
+}
+
+// gatewayProbe measures the gateway's process: -pid, or the process
+// listening on the URL's port, or else its process_* metrics.
+func gatewayProbe(u *url.URL, o options, stderr io.Writer) (*Probe, error) {
 	probe := &Probe{PID: o.pid, MetricsURL: o.metricsURL, Client: &http.Client{Timeout: 10 * time.Second}}
 	if probe.PID == 0 {
 		if port, err := strconv.Atoi(u.Port()); err == nil {
@@ -187,83 +230,80 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	if probe.PID == os.Getpid() {
 		// Its CPU and memory would be reported as the gateway's.
-		return fmt.Errorf("the gateway's pid %d is this load generator's own process; run the gateway as a process of its own", probe.PID)
+		return nil, fmt.Errorf("the gateway's pid %d is this load generator's own process; run the gateway as a process of its own", probe.PID)
 	}
-	if o.header {
-		WriteMachine(stdout, hostMachine())
-		fmt.Fprintf(stdout, "Gateway %s (pid %s), metrics %s.\n\n", u.Redacted(), pidText(probe.PID), cmpOr(o.metricsURL, "not used"))
-	}
+	return probe, nil
+}
 
-	endpoint := u.String() + "/functions/v1/mcp-server"
-	failed := false
-	if o.mode != "streams" {
-		maxConc := 1
-		for _, c := range concs {
-			maxConc = max(maxConc, c)
+// runLoads runs every scenario at every concurrency, o.repeat times
+// interleaved, and writes the medians; failed when a row has no request
+// or too many errors.
+func runLoads(ctx context.Context, o options, endpoint string, probe *Probe, scenarios []Scenario, concs []int, stdout, stderr io.Writer) (failed bool, err error) {
+	maxConc := 1
+	for _, c := range concs {
+		maxConc = max(maxConc, c)
+	}
+	client := newLoadClient(maxConc, o.requestTimeout)
+	defer client.CloseIdleConnections()
+	t := Target{Endpoint: endpoint, Token: o.token, Client: client, ProtocolVersion: o.protocol}
+	for _, sc := range scenarios {
+		if err := t.Preflight(ctx, sc); err != nil {
+			return false, fmt.Errorf("preflight: %w", err)
 		}
-		client := newLoadClient(maxConc, o.requestTimeout)
-		defer client.CloseIdleConnections()
-		t := Target{Endpoint: endpoint, Token: o.token, Client: client, ProtocolVersion: o.protocol}
+	}
+	runs := map[string][]LoadResult{}
+	var order []string
+	for rep := range o.repeat {
 		for _, sc := range scenarios {
-			if err := t.Preflight(ctx, sc); err != nil {
-				return fmt.Errorf("preflight: %w", err)
-			}
-		}
-		runs := map[string][]LoadResult{}
-		var order []string
-		for rep := range o.repeat {
-			for _, sc := range scenarios {
-				for _, c := range concs {
-					if ctx.Err() != nil {
-						return ctx.Err()
-					}
-					fmt.Fprintf(stderr, "loadtest: run %d/%d %s at concurrency %d for %s\n", rep+1, o.repeat, sc.Name, c, o.duration)
-					r, err := RunLoad(ctx, t, probe, sc, LoadOptions{Concurrency: c, Duration: o.duration, MaxRequests: o.maxRequests})
-					if err != nil {
-						return err
-					}
-					key := sc.Name + "@" + strconv.Itoa(c)
-					if _, ok := runs[key]; !ok {
-						order = append(order, key)
-					}
-					runs[key] = append(runs[key], r)
+			for _, c := range concs {
+				if ctx.Err() != nil {
+					return false, ctx.Err()
 				}
+				fmt.Fprintf(stderr, "loadtest: run %d/%d %s at concurrency %d for %s\n", rep+1, o.repeat, sc.Name, c, o.duration)
+				r, err := RunLoad(ctx, t, probe, sc, LoadOptions{Concurrency: c, Duration: o.duration, MaxRequests: o.maxRequests})
+				if err != nil {
+					return false, err
+				}
+				key := sc.Name + "@" + strconv.Itoa(c)
+				if _, ok := runs[key]; !ok {
+					order = append(order, key)
+				}
+				runs[key] = append(runs[key], r)
 			}
 		}
-		rows := make([]Merged, 0, len(order))
-		for _, k := range order {
-			m := MergeRepeats(runs[k])
-			rows = append(rows, m)
-			if m.Requests == 0 || float64(m.Errors) > o.maxErrorRate*float64(m.Requests) {
-				failed = true
-			}
-		}
-		fmt.Fprintf(stdout, "### Load run (%s per row per repeat, %d repeat(s); figures are medians over repeats)\n\n", o.duration, o.repeat)
-		WriteLoadTable(stdout, rows)
-		if s, err := probe.Snapshot(ctx); err == nil && s.PeakRSS >= 0 {
-			fmt.Fprintf(stdout, "\nGateway peak RSS over its lifetime (VmHWM): %.1f MiB.\n", mib(s.PeakRSS))
-		}
-		fmt.Fprintln(stdout)
 	}
-	if o.mode != "load" {
-		tr := &http.Transport{DisableKeepAlives: true, MaxIdleConnsPerHost: -1}
-		defer tr.CloseIdleConnections()
-		t := Target{Endpoint: endpoint, Token: o.token, Client: &http.Client{Transport: tr}, ProtocolVersion: o.protocol}
-		fmt.Fprintf(stderr, "loadtest: stream run: %d streams held %s\n", o.stream.Streams, o.stream.Hold)
-		r, err := RunStreams(ctx, t, probe, o.stream)
-		if err != nil {
-			return fmt.Errorf("stream run: %w", err)
+	rows := make([]Merged, 0, len(order))
+	for _, k := range order {
+		m := MergeRepeats(runs[k])
+		rows = append(rows, m)
+		if m.Requests == 0 || float64(m.Errors) > o.maxErrorRate*float64(m.Requests) {
+			failed = true
 		}
-		fmt.Fprintf(stdout, "### Stream run (%d event streams held %s)\n\n", o.stream.Streams, o.stream.Hold)
-		WriteStreamTable(stdout, r)
-		fmt.Fprintln(stdout)
-		failed = failed || !r.Passed()
 	}
-	if failed {
-		fmt.Fprintln(stderr, "loadtest: FAILED (see the tables)")
-		return errFailed
+	fmt.Fprintf(stdout, "### Load run (%s per row per repeat, %d repeat(s); figures are medians over repeats)\n\n", o.duration, o.repeat)
+	WriteLoadTable(stdout, rows)
+	if s, err := probe.Snapshot(ctx); err == nil && s.PeakRSS >= 0 {
+		fmt.Fprintf(stdout, "\nGateway peak RSS over its lifetime (VmHWM): %.1f MiB.\n", mib(s.PeakRSS))
 	}
-	return nil
+	fmt.Fprintln(stdout)
+	return failed, nil
+}
+
+// runStreamMode holds o.stream's event streams open, closes them, and
+// writes the table; passed when the gateway returned to its baseline.
+func runStreamMode(ctx context.Context, o options, endpoint string, probe *Probe, stdout, stderr io.Writer) (passed bool, err error) {
+	tr := &http.Transport{DisableKeepAlives: true, MaxIdleConnsPerHost: -1}
+	defer tr.CloseIdleConnections()
+	t := Target{Endpoint: endpoint, Token: o.token, Client: &http.Client{Transport: tr}, ProtocolVersion: o.protocol}
+	fmt.Fprintf(stderr, "loadtest: stream run: %d streams held %s\n", o.stream.Streams, o.stream.Hold)
+	r, err := RunStreams(ctx, t, probe, o.stream)
+	if err != nil {
+		return false, fmt.Errorf("stream run: %w", err)
+	}
+	fmt.Fprintf(stdout, "### Stream run (%d event streams held %s)\n\n", o.stream.Streams, o.stream.Hold)
+	WriteStreamTable(stdout, r)
+	fmt.Fprintln(stdout)
+	return r.Passed(), nil
 }
 
 func pidText(pid int) string {

@@ -17,7 +17,6 @@ import (
 
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/approval"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
-	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 )
 
 // maxRegradeComments bounds the conversation a preview shows: its newest
@@ -57,7 +56,7 @@ func commentOnRegradeRequest(ctx context.Context, c *Call) (any, error) {
 		return nil, err
 	}
 	classID, requestID, message, me := a.classID, a.targetID, a.text, a.me
-	rr, err := regradeTarget(ctx, c, classID, requestID)
+	rr, err := regradeTarget(ctx, c, regradeTargetColumns, classID, requestID)
 	if err != nil {
 		return nil, err
 	}
@@ -89,22 +88,9 @@ func commentOnRegradeRequest(ctx context.Context, c *Call) (any, error) {
 	return propose(ctx, c, tool, classID, args, pv)
 }
 
-// regradeTarget reads the regrade request as the caller.
-func regradeTarget(ctx context.Context, c *Call, classID, requestID int64) (*jsjson.Object, error) {
-	raw, err := c.DB.From("submission_regrade_requests").
-		Select(regradeTargetColumns).
-		Eq("id", writeIDString(requestID)).
-		Eq("class_id", writeIDString(classID)).
-		MaybeSingle(ctx)
-	if err != nil && !postgrest.IsNoRows(err) {
-		c.logQueryFailure(ctx, err)
-		return nil, errReadFailed
-	}
-	row := c.pgObject(ctx, raw, err)
-	if row == nil {
-		return nil, refused("Regrade request %d was not found in class %d.", requestID, classID)
-	}
-	return row, nil
+// regradeTarget reads the regrade request's columns as the caller.
+func regradeTarget(ctx context.Context, c *Call, columns string, classID, requestID int64) (*jsjson.Object, error) {
+	return classRow(ctx, c, "submission_regrade_requests", columns, "Regrade request", classID, requestID)
 }
 
 // regradeWhere names a regrade request as a grader knows it: the student,

@@ -10,7 +10,6 @@ import (
 
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/approval"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
-	"github.com/pawtograder/mcp-gateway/gateway/userdb"
 )
 
 func TestRegradeCommentRefusals(t *testing.T) {
@@ -132,28 +131,13 @@ func TestRegradeCommentHiddenTextMarked(t *testing.T) {
 // is refused. On the real-schema route this runs on the platform's own
 // migrations.
 func TestRegradeCommentApprovedUnderRLS(t *testing.T) {
-	env := testEnv(t)
-	env.RequireDatabase(t)
+	rig := newApprovalRig(t)
 	ctx := context.Background()
-	db := env.DB(t)
-	store := approval.NewPostgRESTStore(env.ServiceREST(t))
-	users := userdb.NewFactory(userdb.Options{RestURL: env.RestURL, AnonKey: env.AnonKey, SigningJWK: env.SigningJWK})
-	svc, err := approval.New(approval.Options{BaseURL: "https://gateway.test/functions/v1/mcp-server", Store: store,
-		Approver: func(ctx context.Context, userID, actionID string) (approval.RPC, error) {
-			return users.ForApproval(ctx, userID, actionID)
-		},
-		Secrets: []string{"a-tools-test-secret-of-32-bytes-or-more"}, AuthURL: env.AuthURL})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, svc := rig.db, rig.svc
 	t.Cleanup(func() {
 		if _, err := db.Exec(context.Background(), `
-			DO $$ BEGIN
-				IF to_regclass('public.notifications') IS NOT NULL THEN -- not in the fixture schema
-					DELETE FROM public.notifications WHERE body->>'type' = 'regrade_request' AND (body->>'comment_id')::bigint IN
-						(SELECT id FROM public.submission_regrade_request_comments WHERE comment LIKE 'regrade approved under rls%');
-				END IF;
-			END $$;
+			DELETE FROM public.notifications WHERE body->>'type' = 'regrade_request' AND (body->>'comment_id')::bigint IN
+				(SELECT id FROM public.submission_regrade_request_comments WHERE comment LIKE 'regrade approved under rls%');
 			DELETE FROM public.submission_regrade_request_comments WHERE comment LIKE 'regrade approved under rls%';
 			UPDATE public.submission_regrade_requests SET status = 'resolved', last_commented_at = '2026-01-24T09:00:00Z', last_commented_by = '20000001-0000-4000-8000-000000000002' WHERE id = 2;
 			UPDATE public.submission_regrade_requests SET last_commented_at = '2026-01-23T10:00:00Z', last_commented_by = '20000001-0000-4000-8000-000000000003' WHERE id = 1`); err != nil {
@@ -170,18 +154,7 @@ func TestRegradeCommentApprovedUnderRLS(t *testing.T) {
 		id, _ := v.(*Proposed).Value.String("action_id")
 		return id
 	}
-	approve := func(id string) *approval.Outcome {
-		t.Helper()
-		as, err := users.ForApproval(ctx, userGary, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := store.Approve(ctx, as, id, time.Now())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
+	approve := func(id string) *approval.Outcome { return rig.approve(userGary, id) }
 
 	id := propose(`{"class_id":1,"regrade_request_id":1,"message":"regrade approved under rls"}`)
 	out := approve(id)

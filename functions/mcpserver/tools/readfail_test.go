@@ -76,3 +76,58 @@ func TestStaffToolsReadFailures(t *testing.T) {
 		}
 	}
 }
+
+// TestGradingWritesReadFailures: a grading write tool's checks and preview
+// read Pawtograder (the caller's role, the request or submission, the
+// rubric, the review's comments, the conversation); each table in turn
+// made to fail (connection dropped, then a 503) must give the tool's
+// read-failed refusal and propose nothing, never a preview built around
+// the hole (a score without a comment's points, a conversation missing).
+func TestGradingWritesReadFailures(t *testing.T) {
+	env := testEnv(t)
+	proxy := gatewaytest.NewFaultProxy(t, strings.TrimSuffix(env.RestURL, "/rest/v1"))
+	base, err := postgrest.New(postgrest.Options{BaseURL: proxy.URL + "/rest/v1", APIKey: env.AnonKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := userdb.NewClient(base, userGary, env.SessionToken(t, userGary))
+	calls := []struct{ tool, args string }{
+		{"comment_on_regrade_request", `{"class_id":1,"regrade_request_id":2,"message":"m"}`},
+		{"decide_regrade_request", `{"class_id":1,"regrade_request_id":1,"decision":"resolve","points":2,"reason":"r"}`},
+		{"add_rubric_comment", `{"class_id":1,"submission_id":3,"rubric_check_id":3,"comment":"c","file_id":6,"line":2}`},
+	}
+	call := func(fa *fakeApprovals, tool, args string) (any, error) {
+		v, err := jsjson.Decode([]byte(args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := WithCaller(context.Background(), Caller{UserID: userGary, TokenID: "tok"})
+		return New(Options{Approvals: fa}).Call(ctx, db, []string{ScopeRead, ScopeWrite}, tool, v.(*jsjson.Object))
+	}
+	for _, c := range calls {
+		proxy.Reset()
+		if _, err := call(&fakeApprovals{}, c.tool, c.args); err != nil {
+			t.Fatalf("%s without faults: %v", c.tool, err)
+		}
+		paths := proxy.Paths()
+		if len(paths) < 3 {
+			t.Fatalf("%s read only %v", c.tool, paths)
+		}
+		for _, path := range paths {
+			for _, fault := range []gatewaytest.Fault{gatewaytest.DropRequest, gatewaytest.ServerError} {
+				t.Run(fmt.Sprintf("%s %s fault %d", c.tool, strings.TrimPrefix(path, "/rest/v1/"), fault), func(t *testing.T) {
+					proxy.Reset()
+					proxy.Add(gatewaytest.FaultRule{Match: func(r *http.Request) bool { return r.URL.Path == path }, Fault: fault, Times: 1000})
+					fa := &fakeApprovals{}
+					v, err := call(fa, c.tool, c.args)
+					if err == nil || err.Error() != errReadFailed.Message {
+						t.Errorf("answered %v, %v; want %q", v, err, errReadFailed.Message)
+					}
+					if len(fa.proposals) != 0 {
+						t.Errorf("%d proposals stored", len(fa.proposals))
+					}
+				})
+			}
+		}
+	}
+}

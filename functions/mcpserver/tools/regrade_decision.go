@@ -13,11 +13,9 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/approval"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
-	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 )
 
 var decideRegradeRequestTool = writeTool(Tool{
@@ -129,7 +127,7 @@ func decideRegradeRequest(ctx context.Context, c *Call) (any, error) {
 	if err := decisionAllowed(a); err != nil {
 		return nil, err
 	}
-	rr, err := regradeDecisionTarget(ctx, c, a.classID, a.requestID)
+	rr, err := regradeTarget(ctx, c, regradeDecisionColumns, a.classID, a.requestID)
 	if err != nil {
 		return nil, err
 	}
@@ -157,22 +155,19 @@ func decideRegradeRequest(ctx context.Context, c *Call) (any, error) {
 // submission's students, and Close only to instructors (the SQL function
 // refuses anyone else).
 func decisionAllowed(a decisionArgs) error {
+	instructor := a.me.role == "instructor"
 	switch {
+	case a.decision == "escalate" && instructor:
+		return refused("%s As an instructor you can resolve an opened request or close one.", onlyStudentsEscalate)
 	case a.decision == "escalate":
-		return refused("Only the submission's students escalate a regrade request in Pawtograder (a resolved one, to an instructor). As %s you can resolve an opened request%s.",
-			withArticle(a.me.role), map[bool]string{true: " or close one", false: ""}[a.me.role == "instructor"])
-	case a.decision == "close" && a.me.role != "instructor":
+		return refused("%s As a grader you can resolve an opened request.", onlyStudentsEscalate)
+	case a.decision == "close" && !instructor:
 		return refused("Only instructors close regrade requests in Pawtograder; as a grader you can resolve an opened one.")
 	}
 	return nil
 }
 
-func withArticle(role string) string {
-	if strings.HasPrefix(role, "i") {
-		return "an " + role
-	}
-	return "a " + role
-}
+const onlyStudentsEscalate = "Only the submission's students escalate a regrade request in Pawtograder (a resolved one, to an instructor)."
 
 // decisionFits checks the request's status allows the decision, as
 // update_regrade_request_status does.
@@ -186,24 +181,6 @@ func decisionFits(a decisionArgs, status string) error {
 		return refused("Regrade request %d is already closed.", a.requestID)
 	}
 	return nil
-}
-
-// regradeDecisionTarget reads the request as the caller.
-func regradeDecisionTarget(ctx context.Context, c *Call, classID, requestID int64) (*jsjson.Object, error) {
-	raw, err := c.DB.From("submission_regrade_requests").
-		Select(regradeDecisionColumns).
-		Eq("id", writeIDString(requestID)).
-		Eq("class_id", writeIDString(classID)).
-		MaybeSingle(ctx)
-	if err != nil && !postgrest.IsNoRows(err) {
-		c.logQueryFailure(ctx, err)
-		return nil, errReadFailed
-	}
-	row := c.pgObject(ctx, raw, err)
-	if row == nil {
-		return nil, refused("Regrade request %d was not found in class %d.", requestID, classID)
-	}
-	return row, nil
 }
 
 // decisionCallArgs are the call's arguments as the proposal records them.

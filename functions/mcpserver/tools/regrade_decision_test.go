@@ -3,13 +3,11 @@ package tools
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/approval"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
-	"github.com/pawtograder/mcp-gateway/gateway/userdb"
 )
 
 func TestRegradeDecisionRefusals(t *testing.T) {
@@ -167,20 +165,9 @@ func TestReviewTotal(t *testing.T) {
 // the platform's own migrations, its update_regrade_request_status and
 // score triggers.
 func TestRegradeDecisionsApprovedUnderRLS(t *testing.T) {
-	env := testEnv(t)
-	env.RequireDatabase(t)
+	rig := newApprovalRig(t)
 	ctx := context.Background()
-	db := env.DB(t)
-	store := approval.NewPostgRESTStore(env.ServiceREST(t))
-	users := userdb.NewFactory(userdb.Options{RestURL: env.RestURL, AnonKey: env.AnonKey, SigningJWK: env.SigningJWK})
-	svc, err := approval.New(approval.Options{BaseURL: "https://gateway.test/functions/v1/mcp-server", Store: store,
-		Approver: func(ctx context.Context, userID, actionID string) (approval.RPC, error) {
-			return users.ForApproval(ctx, userID, actionID)
-		},
-		Secrets: []string{"a-tools-test-secret-of-32-bytes-or-more"}, AuthURL: env.AuthURL})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, svc := rig.db, rig.svc
 	t.Cleanup(func() {
 		if _, err := db.Exec(context.Background(), restoreRegradeSQL); err != nil {
 			t.Errorf("restoring the seed: %v", err)
@@ -208,18 +195,7 @@ func TestRegradeDecisionsApprovedUnderRLS(t *testing.T) {
 		t.Fatalf("no score in the preview %v", fields)
 		return "", ""
 	}
-	approve := func(user, id string) *approval.Outcome {
-		t.Helper()
-		as, err := users.ForApproval(ctx, user, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := store.Approve(ctx, as, id, time.Now())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
+	approve := rig.approve
 	type state struct {
 		status            string
 		points            float64

@@ -121,36 +121,18 @@ func addRubricComment(ctx context.Context, c *Call) (any, error) {
 // readSubmission reads the submission as the caller, with its student or
 // group and assignment.
 func readSubmission(ctx context.Context, c *Call, a rubricCommentArgs) (*jsjson.Object, error) {
-	raw, err := c.DB.From("submissions").
-		Select("id, profiles!submissio_user_id_fkey1(name), assignment_groups!submissions_assignment_group_id_fkey(name), assignments!submissio_assignment_id_fkey(title)").
-		Eq("id", writeIDString(a.submissionID)).Eq("class_id", writeIDString(a.classID)).
-		Rows(ctx)
-	rows, ok := c.pgRows(ctx, raw, err)
-	if !ok {
-		return nil, errReadFailed
-	}
-	if len(rows) == 0 {
-		return nil, refused("Submission %d was not found in class %d.", a.submissionID, a.classID)
-	}
-	return rows[0], nil
+	return classRow(ctx, c, "submissions",
+		"id, profiles!submissio_user_id_fkey1(name), assignment_groups!submissions_assignment_group_id_fkey(name), assignments!submissio_assignment_id_fkey(title)",
+		"Submission", a.classID, a.submissionID)
 }
 
 // readCheck reads the rubric check with its criterion and part.
 func readCheck(ctx context.Context, c *Call, a rubricCommentArgs) (*jsjson.Object, error) {
-	raw, err := c.DB.From("rubric_checks").
-		Select("id, name, description, points, data, file, is_annotation, annotation_target, rubric_id,"+
+	return classRow(ctx, c, "rubric_checks",
+		"id, name, description, points, data, file, is_annotation, annotation_target, rubric_id,"+
 			" rubric_criteria!rubric_checks_rubric_criteria_id_fkey(name, total_points, is_additive, is_deduction_only,"+
-			" rubric_parts!rubric_criteria_rubric_part_id_fkey(is_individual_grading, is_assign_to_student))").
-		Eq("id", writeIDString(a.checkID)).Eq("class_id", writeIDString(a.classID)).
-		Rows(ctx)
-	rows, ok := c.pgRows(ctx, raw, err)
-	if !ok {
-		return nil, errReadFailed
-	}
-	if len(rows) == 0 {
-		return nil, refused("Rubric check %d was not found in class %d.", a.checkID, a.classID)
-	}
-	return rows[0], nil
+			" rubric_parts!rubric_criteria_rubric_part_id_fkey(is_individual_grading, is_assign_to_student))",
+		"Rubric check", a.classID, a.checkID)
 }
 
 // checkReview is the submission's review under the check's rubric.
@@ -336,13 +318,15 @@ func rubricCommentPreview(a rubricCommentArgs, sub, check, review *jsjson.Object
 		table = "submission_file_comments"
 		values["submission_file_id"], values["line"] = a.fileID, a.line
 	}
+	seen := "The review is not released: the submission's students see this comment and the new score when it is"
+	if score.released {
+		seen = "The review is released: the submission's students see this comment and the new score at once"
+	}
 	return approval.Preview{
-		Action: fmt.Sprintf("Apply rubric check %q to submission #%d with %s, %s", checkName(check), a.submissionID, pointsText(a.points), place),
-		As:     a.me.as(),
-		Where:  fmt.Sprintf("Submission #%d from %s on %s, review %q, in %s", a.submissionID, who, assignment, score.reviewName, a.me.course),
-		Visibility: fmt.Sprintf("%s; every instructor and grader of %s can read it", map[bool]string{
-			true:  "The review is released: the submission's students see this comment and the new score at once",
-			false: "The review is not released: the submission's students see this comment and the new score when it is"}[score.released], a.me.course),
+		Action:     fmt.Sprintf("Apply rubric check %q to submission #%d with %s, %s", checkName(check), a.submissionID, pointsText(a.points), place),
+		As:         a.me.as(),
+		Where:      fmt.Sprintf("Submission #%d from %s on %s, review %q, in %s", a.submissionID, who, assignment, score.reviewName, a.me.course),
+		Visibility: seen + "; every instructor and grader of " + a.me.course + " can read it",
 		Fields: []approval.PreviewField{
 			{Label: "The rubric check", Text: checkText},
 			{Label: "The submission's score", Text: score.text()},

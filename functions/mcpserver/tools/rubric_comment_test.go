@@ -3,13 +3,11 @@ package tools
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/approval"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
-	"github.com/pawtograder/mcp-gateway/gateway/userdb"
 )
 
 func TestRubricCommentRefusals(t *testing.T) {
@@ -118,20 +116,9 @@ UPDATE public.submission_reviews SET total_score = 10, released = false WHERE id
 // real-schema route this runs on the platform's own policies and
 // triggers.
 func TestRubricCommentsApprovedUnderRLS(t *testing.T) {
-	env := testEnv(t)
-	env.RequireDatabase(t)
+	rig := newApprovalRig(t)
 	ctx := context.Background()
-	db := env.DB(t)
-	store := approval.NewPostgRESTStore(env.ServiceREST(t))
-	users := userdb.NewFactory(userdb.Options{RestURL: env.RestURL, AnonKey: env.AnonKey, SigningJWK: env.SigningJWK})
-	svc, err := approval.New(approval.Options{BaseURL: "https://gateway.test/functions/v1/mcp-server", Store: store,
-		Approver: func(ctx context.Context, userID, actionID string) (approval.RPC, error) {
-			return users.ForApproval(ctx, userID, actionID)
-		},
-		Secrets: []string{"a-tools-test-secret-of-32-bytes-or-more"}, AuthURL: env.AuthURL})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, svc := rig.db, rig.svc
 	t.Cleanup(func() {
 		if _, err := db.Exec(context.Background(), restoreRubricSQL); err != nil {
 			t.Errorf("restoring the seed: %v", err)
@@ -151,18 +138,7 @@ func TestRubricCommentsApprovedUnderRLS(t *testing.T) {
 		score, _ := f.String("text")
 		return id, score
 	}
-	approve := func(user, id string) *approval.Outcome {
-		t.Helper()
-		as, err := users.ForApproval(ctx, user, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := store.Approve(ctx, as, id, time.Now())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
+	approve := rig.approve
 	type row struct {
 		table, author string
 		check, review int

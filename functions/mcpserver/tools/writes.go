@@ -392,9 +392,18 @@ func excerpt(s string, n int) string {
 
 // helpTarget reads the help request as the caller.
 func helpTarget(ctx context.Context, c *Call, classID, requestID int64) (*jsjson.Object, error) {
-	raw, err := c.DB.From("help_requests").
-		Select("id, request, status, is_private, assignee, help_queues(name), profiles!help_requests_created_by_fkey(name)").
-		Eq("id", writeIDString(requestID)).
+	return classRow(ctx, c, "help_requests",
+		"id, request, status, is_private, assignee, help_queues(name), profiles!help_requests_created_by_fkey(name)",
+		"Help request", classID, requestID)
+}
+
+// classRow reads, as the caller, the row of table with id in classID: a
+// write's target. One the caller cannot see is "<what> <id> was not found
+// in class <classID>."; a failed read is errReadFailed.
+func classRow(ctx context.Context, c *Call, table, columns, what string, classID, id int64) (*jsjson.Object, error) {
+	raw, err := c.DB.From(table).
+		Select(columns).
+		Eq("id", writeIDString(id)).
 		Eq("class_id", writeIDString(classID)).
 		MaybeSingle(ctx)
 	if err != nil && !postgrest.IsNoRows(err) {
@@ -403,7 +412,7 @@ func helpTarget(ctx context.Context, c *Call, classID, requestID int64) (*jsjson
 	}
 	row := c.pgObject(ctx, raw, err)
 	if row == nil {
-		return nil, refused("Help request %d was not found in class %d.", requestID, classID)
+		return nil, refused("%s %d was not found in class %d.", what, id, classID)
 	}
 	return row, nil
 }
