@@ -54,7 +54,7 @@ type Options struct {
 	// example mcpserver's Shutdown, which ends its event streams.
 	OnShutdown []func()
 	// Fallback, when set, serves requests for functions this gateway does
-	// not know (main passes the gateway/fallback proxy). It receives the
+	// not know (main passes the gateway/edgeproxy proxy). It receives the
 	// request exactly as the client sent it. Nil answers them with the
 	// platform's 404.
 	Fallback http.Handler

@@ -11,13 +11,13 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway/apierror"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
-	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )
 
 // caller is an authenticated request's identity and database access.
 type caller struct {
 	principal *mcpauth.Principal
-	db        *userdb.Client
+	db        *userclient.Client
 	// version is the protocol revision the request is served under (see
 	// requestVersion); requestID is the gateway's request id, for the audit
 	// line.

@@ -23,7 +23,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
-	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )
 
 // Bearer values the fake authenticator understands. Anything else is an
@@ -91,11 +91,11 @@ func (f *fakeAuth) TouchLastUsed(*mcpauth.Principal) { f.touches.Add(1) }
 // with an empty list, and fails for the user "no-such-user".
 type fakeUsers struct{ base *postgrest.Client }
 
-func (f *fakeUsers) ForUser(_ context.Context, userID string) (*userdb.Client, error) {
+func (f *fakeUsers) ForUser(_ context.Context, userID string) (*userclient.Client, error) {
 	if userID == "no-such-user" {
 		return nil, apierror.Internal("JWT_SECRET must be set. Generate with: supabase gen signing-key --algorithm ES256", nil)
 	}
-	return userdb.NewClient(f.base, userID, "user-jwt"), nil
+	return userclient.NewClient(f.base, userID, "user-jwt"), nil
 }
 
 // lockedBuffer collects log output from concurrent handlers.

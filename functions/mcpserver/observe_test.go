@@ -20,7 +20,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
 	"github.com/pawtograder/mcp-gateway/gateway/metrics"
-	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )
 
 // The gateway's Prometheus metrics satisfy the transport's hook.
@@ -108,11 +108,11 @@ func TestMetricsAndAudit(t *testing.T) {
 	// A missing scope at a stated revision is a 403 (scope_test.go).
 	sendWant("4", authNoScope, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_assignment","arguments":{"assignment_id":1,"class_id":1}}}`, http.StatusForbidden)
 	send("5", authGood, `{"jsonrpc":"2.0","id":5,"method":"tools/list"}`)
-	env.srv.callTool = func(context.Context, *userdb.Client, []string, string, *jsjson.Object) (any, error) {
+	env.srv.callTool = func(context.Context, *userclient.Client, []string, string, *jsjson.Object) (any, error) {
 		return nil, errors.New("upstream down")
 	}
 	send("6", authGood, `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"get_assignment","arguments":{"assignment_id":1,"class_id":1}}}`)
-	env.srv.callTool = func(context.Context, *userdb.Client, []string, string, *jsjson.Object) (any, error) { panic("bug") }
+	env.srv.callTool = func(context.Context, *userclient.Client, []string, string, *jsjson.Object) (any, error) { panic("bug") }
 	send("7", authGood, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_assignment","arguments":{"assignment_id":1,"class_id":1}}}`)
 
 	wantMetrics := []string{
@@ -243,7 +243,7 @@ func TestRedact(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := newTestEnv(t, func(o *Options) { o.Redact = tc.redactor })
-			env.srv.callTool = func(context.Context, *userdb.Client, []string, string, *jsjson.Object) (any, error) {
+			env.srv.callTool = func(context.Context, *userclient.Client, []string, string, *jsjson.Object) (any, error) {
 				return tc.result(), nil
 			}
 			rec := env.do(http.MethodPost, "", hdr("Authorization", authGood, headerProtocolVersion, "2025-06-18"),

@@ -9,7 +9,7 @@ import (
 
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
-	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )
 
 // TestReadFailedIsAToolError: a staff tool that could not read what its
@@ -18,7 +18,7 @@ import (
 func TestReadFailedIsAToolError(t *testing.T) {
 	audit := &lockedBuffer{}
 	env := newTestEnv(t, func(o *Options) { o.Audit = slog.New(slog.NewJSONHandler(audit, nil)) })
-	env.srv.callTool = func(context.Context, *userdb.Client, []string, string, *jsjson.Object) (any, error) {
+	env.srv.callTool = func(context.Context, *userclient.Client, []string, string, *jsjson.Object) (any, error) {
 		return nil, &tools.ReadFailedError{What: "the help requests"}
 	}
 	rec := env.do(http.MethodPost, "", hdr("Authorization", authGood, headerProtocolVersion, "2025-11-25"),

@@ -16,7 +16,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
-	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )
 
 // Authenticator turns an Authorization header into a principal. Errors are
@@ -31,15 +31,15 @@ type Authenticator interface {
 }
 
 // UserClients gives a PostgREST client acting as one user (docs/contract/protocol.md A7
-// steps 11–12). *userdb.Factory satisfies it.
+// steps 11–12). *userclient.Factory satisfies it.
 type UserClients interface {
-	ForUser(ctx context.Context, userID string) (*userdb.Client, error)
+	ForUser(ctx context.Context, userID string) (*userclient.Client, error)
 }
 
 // The production implementations satisfy the interfaces.
 var (
 	_ Authenticator = (*mcpauth.Authenticator)(nil)
-	_ UserClients   = (*userdb.Factory)(nil)
+	_ UserClients   = (*userclient.Factory)(nil)
 )
 
 // Defaults for the zero values of Options.
@@ -161,7 +161,7 @@ type Server struct {
 
 	// callTool runs a tool; it is the registry's Call, replaced in tests to
 	// exercise results and failures the catalogue cannot produce offline.
-	callTool func(ctx context.Context, db *userdb.Client, scopes []string, name string, args *jsjson.Object) (any, error)
+	callTool func(ctx context.Context, db *userclient.Client, scopes []string, name string, args *jsjson.Object) (any, error)
 
 	// Pre-encoded results: initialize per protocol revision, and tools/list
 	// without outputSchema (the original's) and with it (2025-06-18 and

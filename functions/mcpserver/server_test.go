@@ -15,7 +15,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 	"github.com/pawtograder/mcp-gateway/gateway/apierror"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
-	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )
 
 const (
@@ -539,7 +539,7 @@ func TestToolsCallOutcomes(t *testing.T) {
 			env := newTestEnv(t, nil)
 			var gotName string
 			var gotArgs *jsjson.Object
-			env.srv.callTool = func(_ context.Context, db *userdb.Client, scopes []string, name string, args *jsjson.Object) (any, error) {
+			env.srv.callTool = func(_ context.Context, db *userclient.Client, scopes []string, name string, args *jsjson.Object) (any, error) {
 				if db == nil || db.UserID() != "user-a" || len(scopes) != 1 {
 					t.Errorf("tool got db %v, scopes %v", db, scopes)
 				}
@@ -561,7 +561,7 @@ func TestToolsCallOutcomes(t *testing.T) {
 	}
 	// A panic in one element does not stop the rest of a batch.
 	env := newTestEnv(t, nil)
-	env.srv.callTool = func(context.Context, *userdb.Client, []string, string, *jsjson.Object) (any, error) { panic("x") }
+	env.srv.callTool = func(context.Context, *userclient.Client, []string, string, *jsjson.Object) (any, error) { panic("x") }
 	rec := env.do(http.MethodPost, "", hdr("Authorization", authGood),
 		`[{"id":1,"method":"tools/call","params":{"name":"t"}},{"id":2,"method":"ping"}]`)
 	want := `[{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"Internal server error"}},{"jsonrpc":"2.0","id":2,"result":{}}]`

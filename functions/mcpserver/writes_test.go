@@ -12,7 +12,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
-	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )
 
 // writeAuth grants mcp:write to authGood's principal.
@@ -54,7 +54,7 @@ func newWriteEnv(t *testing.T) (*testEnv, *tools.Caller) {
 		o.Tools = tools.New(tools.Options{Approvals: stubApprovals{}})
 	})
 	real := env.srv.callTool
-	env.srv.callTool = func(ctx context.Context, db *userdb.Client, scopes []string, name string, args *jsjson.Object) (any, error) {
+	env.srv.callTool = func(ctx context.Context, db *userclient.Client, scopes []string, name string, args *jsjson.Object) (any, error) {
 		if name != "reply_to_help_request" {
 			return real(ctx, db, scopes, name, args)
 		}

@@ -15,7 +15,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway/apierror"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
-	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )
 
 // UserLookup confirms a Supabase Auth session token and returns its user
@@ -35,7 +35,7 @@ type Options struct {
 	// ForSession returns a PostgREST client that acts with the caller's own
 	// Supabase session token, so RLS confines it to the caller's rows; nil
 	// when PostgREST is not configured.
-	ForSession func(userID, accessToken string) *userdb.Client
+	ForSession func(userID, accessToken string) *userclient.Client
 	Mint       Minter
 	// MaxBodyBytes bounds request bodies; 0 means 64 KiB.
 	MaxBodyBytes int64
@@ -170,7 +170,7 @@ func (h *Handler) readBody(r *http.Request) (*jsjson.Object, error) {
 // caller is an authenticated web user with a client acting as them.
 type caller struct {
 	userID string
-	db     *userdb.Client
+	db     *userclient.Client
 }
 
 // authenticate follows docs/contract/protocol.md B2: the token is the header with its

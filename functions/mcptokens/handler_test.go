@@ -23,7 +23,7 @@ import (
 
 	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
 	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
-	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )
 
 var env *gatewaytest.Env
@@ -65,7 +65,7 @@ func newServer(t *testing.T, s setup) *echo.Echo {
 	base := restEnv.AnonREST(t)
 	h, err := New(Options{
 		Users:      &mcpauth.AuthClient{AuthURL: s.authURL, AnonKey: env.AnonKey},
-		ForSession: func(uid, tok string) *userdb.Client { return userdb.NewClient(base, uid, tok) },
+		ForSession: func(uid, tok string) *userclient.Client { return userclient.NewClient(base, uid, tok) },
 		Mint: func(sub string, scopes []string, id string, days float64, now time.Time) (string, error) {
 			return mcpauth.MintAPIToken(s.mintSecret, sub, scopes, id, days, now)
 		},
@@ -412,7 +412,7 @@ func TestRevokeIsOneUpdate(t *testing.T) {
 func TestPostgRESTNotConfiguredIs500(t *testing.T) {
 	h, err := New(Options{
 		Users:      &mcpauth.AuthClient{AuthURL: env.AuthURL, AnonKey: env.AnonKey},
-		ForSession: func(string, string) *userdb.Client { return nil },
+		ForSession: func(string, string) *userclient.Client { return nil },
 		Mint:       func(string, []string, string, float64, time.Time) (string, error) { return "", nil },
 	})
 	if err != nil {

@@ -89,7 +89,7 @@ type Config struct {
 	// Load has checked that it is a usable key, or that it is empty and
 	// nothing needs it (MCP_SERVER_ENABLED false, no GATEWAY_ISSUER_URL).
 	JWTSecret string
-	// SigningKey is JWT_SECRET parsed, once, by Load: the key gateway/userdb
+	// SigningKey is JWT_SECRET parsed, once, by Load: the key gateway/userclient
 	// signs user JWTs with. Nil when JWT_SECRET is empty.
 	SigningKey *signingkey.Key
 	// EdgeFunctionsURL is EDGE_FUNCTIONS_URL verbatim: the original

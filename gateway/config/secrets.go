@@ -50,7 +50,7 @@ func signingJWKProblem(raw string) string {
 }
 
 // parseSigningKey parses JWT_SECRET with gateway/signingkey, the parser
-// gateway/userdb shares (A11's checks, plus a d that must belong to
+// gateway/userclient shares (A11's checks, plus a d that must belong to
 // (x, y)). problem is "" when key is usable; it never quotes the value.
 func parseSigningKey(raw string) (key *signingkey.Key, problem string) {
 	key, err := signingkey.Parse(raw)

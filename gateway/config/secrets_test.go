@@ -87,7 +87,7 @@ func TestSecretsAccepted(t *testing.T) {
 			if diff := cmp.Diff(want, [2]string{c.MCPJWTSecret, c.JWTSecret}); diff != "" {
 				t.Errorf("secrets (-want +got):\n%s", diff)
 			}
-			// Parsed once, here, for gateway/userdb.
+			// Parsed once, here, for gateway/userclient.
 			var wantKey *signingkey.Key
 			if all["JWT_SECRET"] != "" {
 				wantKey = testSigningKey

@@ -33,7 +33,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
-	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 	"github.com/pawtograder/mcp-gateway/supabase/devstack"
 )
 
@@ -157,9 +157,9 @@ func (e *Env) ServiceREST(t testing.TB) *postgrest.Client {
 }
 
 // UserClient is a client acting as userID with a fresh session token.
-func (e *Env) UserClient(t testing.TB, userID string) *userdb.Client {
+func (e *Env) UserClient(t testing.TB, userID string) *userclient.Client {
 	t.Helper()
-	return userdb.NewClient(e.AnonREST(t), userID, e.SessionToken(t, userID))
+	return userclient.NewClient(e.AnonREST(t), userID, e.SessionToken(t, userID))
 }
 
 // RequireLocal skips tests that need the local stack's controls (deleting

@@ -177,7 +177,7 @@ func New(opts Options) (*Authenticator, error) {
 // token (401), which beats a failed role query (500) and a caller who is
 // not staff (403).
 //
-// Steps 11–12 (the user's own PostgREST client) belong to userdb.
+// Steps 11–12 (the user's own PostgREST client) belong to userclient.
 func (a *Authenticator) Authenticate(ctx context.Context, authorization string) (*Principal, error) {
 	token, err := ParseAuthorization(authorization) // steps 1–2
 	if err != nil {

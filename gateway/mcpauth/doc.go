@@ -27,7 +27,7 @@
 //     one class".
 //
 // Steps 11–12 (the per-user PostgREST client with a minted ES256 JWT) are
-// package userdb's. Scopes are checked per tool with Principal.HasScope.
+// package userclient's. Scopes are checked per tool with Principal.HasScope.
 //
 // # One round trip
 //

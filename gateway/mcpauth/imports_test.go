@@ -22,7 +22,7 @@ const (
 
 // postgrestAllowedInFunctions are the names of package postgrest that
 // function code may use: request and result types it gets from a
-// userdb.Client. Anything that builds or holds a client (New, Options,
+// userclient.Client. Anything that builds or holds a client (New, Options,
 // Client) would let a function choose its own key, so it is refused.
 var postgrestAllowedInFunctions = map[string]bool{
 	"Query": true, "Error": true, "IsNoRows": true, "CodeNoRows": true, "QuoteValue": true,
@@ -143,7 +143,7 @@ func checkFile(fset *token.FileSet, f *ast.File, rel, dir string) []string {
 		case *ast.SelectorExpr:
 			if inFunctions && pgName != "" {
 				if id, ok := x.X.(*ast.Ident); ok && id.Name == pgName && !postgrestAllowedInFunctions[x.Sel.Name] {
-					problems = append(problems, fset.Position(x.Pos()).String()+": function code uses postgrest."+x.Sel.Name+" (only userdb may build PostgREST clients)")
+					problems = append(problems, fset.Position(x.Pos()).String()+": function code uses postgrest."+x.Sel.Name+" (only userclient may build PostgREST clients)")
 				}
 			}
 		case *ast.Ident:
@@ -177,8 +177,8 @@ type O struct{ ServiceRoleKey string }
 	}
 	got := checkFile(fset, f, "functions/x/x.go", "functions/x")
 	want := []string{
-		"x.go:3:12: function code uses postgrest.New (only userdb may build PostgREST clients)",
-		"x.go:3:19: function code uses postgrest.Options (only userdb may build PostgREST clients)",
+		"x.go:3:12: function code uses postgrest.New (only userclient may build PostgREST clients)",
+		"x.go:3:19: function code uses postgrest.Options (only userclient may build PostgREST clients)",
 		"x.go:5:9: mentions SUPABASE_SERVICE_ROLE_KEY",
 		"x.go:6:16: names the service-role key (ServiceRoleKey)",
 	}

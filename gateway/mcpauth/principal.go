@@ -37,7 +37,7 @@ const (
 )
 
 // Principal is the authenticated caller. It carries no credentials: data
-// access goes through userdb, which mints its own short-lived user JWT.
+// access goes through userclient, which mints its own short-lived user JWT.
 type Principal struct {
 	// UserID is the auth user id (the token's sub).
 	UserID string

@@ -1,6 +1,6 @@
 // Package signingkey parses JWT_SECRET, the ES256 private JWK that signs
 // the user JWTs (docs/contract/protocol.md A11). gateway/config parses it
-// once at start-up and hands the Key to gateway/userdb, so the two share
+// once at start-up and hands the Key to gateway/userclient, so the two share
 // one parser; the package imports nothing of the project.
 package signingkey
 

@@ -25,7 +25,7 @@ func testJWK(t testing.TB) (string, *ecdsa.PrivateKey) {
 
 // TestParse: a usable key comes back with its kid; each defect is one of
 // the Err values, in A11's order. The wording is pinned by the callers'
-// tests (gateway/config, gateway/userdb).
+// tests (gateway/config, gateway/userclient).
 func TestParse(t *testing.T) {
 	raw, priv := testJWK(t)
 	k, err := Parse(raw)

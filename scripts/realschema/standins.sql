@@ -4,7 +4,7 @@
 -- beyond auth.users, and the schemas of extensions Debian does not ship
 -- (pg_graphql, pgsodium, supabase_vault, pgjwt, pg_cron, pg_net, pgmq,
 -- Realtime, Storage). Applied after supabase/fixtures/00_supabase_roles.sql
--- and supabase/devstack/authapi/schema.sql, before the first migration.
+-- and supabase/devstack/gotruestandin/schema.sql, before the first migration.
 --
 -- Only shapes, never behaviour: cron.schedule records a job and runs
 -- nothing, net.http_* send nothing, pgmq queues are plain tables,

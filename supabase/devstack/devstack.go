@@ -25,10 +25,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/lestrrat-go/jwx/v2/jwk"
 
-	"github.com/pawtograder/mcp-gateway/supabase/devstack/authapi"
 	"github.com/pawtograder/mcp-gateway/supabase/devstack/dbsetup"
+	"github.com/pawtograder/mcp-gateway/supabase/devstack/gotruestandin"
 	"github.com/pawtograder/mcp-gateway/supabase/devstack/pgcluster"
-	"github.com/pawtograder/mcp-gateway/supabase/devstack/restapi"
+	"github.com/pawtograder/mcp-gateway/supabase/devstack/postgreststandin"
 )
 
 // GatewayKeyID is the kid of the gateway's user-JWT signing key, as in
@@ -74,9 +74,9 @@ type Stack struct {
 	GatewaySigningJWK string
 
 	// Auth is the Auth server (users, sessions, keys, token minting).
-	Auth *authapi.Server
+	Auth *gotruestandin.Server
 	// Rest is the REST handler (ReloadSchema after DDL in tests).
-	Rest *restapi.Handler
+	Rest *postgreststandin.Handler
 
 	cluster   *pgcluster.Cluster
 	superPool *pgxpool.Pool
@@ -114,7 +114,7 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 		return nil, fmt.Errorf("devstack: connect: %w", err)
 	}
 	if s.cluster != nil {
-		if _, err = s.superPool.Exec(ctx, authapi.SchemaSQL); err != nil {
+		if _, err = s.superPool.Exec(ctx, gotruestandin.SchemaSQL); err != nil {
 			return nil, fmt.Errorf("devstack: apply auth schema: %w", err)
 		}
 	}
@@ -131,15 +131,15 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 	if s.ServiceRoleKey, err = legacyKey(s.JWTSecret, "service_role"); err != nil {
 		return nil, err
 	}
-	authKey, err := authapi.NewES256Key(AuthKeyID)
+	authKey, err := gotruestandin.NewES256Key(AuthKeyID)
 	if err != nil {
 		return nil, err
 	}
-	keys, err := authapi.NewKeySet(authKey)
+	keys, err := gotruestandin.NewKeySet(authKey)
 	if err != nil {
 		return nil, err
 	}
-	gwKey, err := authapi.NewES256Key(GatewayKeyID)
+	gwKey, err := gotruestandin.NewES256Key(GatewayKeyID)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +159,7 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 	s.URL = "http://" + ln.Addr().String()
 	s.RestURL, s.AuthURL = s.URL+"/rest/v1", s.URL+"/auth/v1"
 
-	if s.Rest, err = restapi.New(restapi.Config{
+	if s.Rest, err = postgreststandin.New(postgreststandin.Config{
 		Pool:     s.restPool,
 		JWKSFunc: func(context.Context) jwk.Set { return keys.Public() },
 		// Supabase configures PostgREST with the legacy secret as well.
@@ -170,7 +170,7 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 		_ = ln.Close()
 		return nil, err
 	}
-	if s.Auth, err = authapi.New(authapi.Config{
+	if s.Auth, err = gotruestandin.New(gotruestandin.Config{
 		Pool: s.superPool, Issuer: s.AuthURL, Keys: keys, JWTSecret: []byte(s.JWTSecret), Logger: log,
 	}); err != nil {
 		_ = ln.Close()
@@ -331,23 +331,23 @@ func (s *Stack) Env() [][2]string {
 	}
 }
 
-// TokenOption adjusts a minted session token (see package authapi).
-type TokenOption = authapi.TokenOption
+// TokenOption adjusts a minted session token (see package gotruestandin).
+type TokenOption = gotruestandin.TokenOption
 
 // Re-exported token options, so tests need only this package.
 var (
 	// WithClaim sets or overrides a claim.
-	WithClaim = authapi.WithClaim
+	WithClaim = gotruestandin.WithClaim
 	// WithoutClaim removes a claim (e.g. "sub", "exp").
-	WithoutClaim = authapi.WithoutClaim
+	WithoutClaim = gotruestandin.WithoutClaim
 	// WithExpiry sets exp relative to iat; negative gives an expired token.
-	WithExpiry = authapi.WithExpiry
+	WithExpiry = gotruestandin.WithExpiry
 	// WithHeader sets or (with nil) removes a header field such as "kid".
-	WithHeader = authapi.WithHeader
+	WithHeader = gotruestandin.WithHeader
 	// WithSigningKey signs with another private ES256 JWK.
-	WithSigningKey = authapi.WithSigningKey
+	WithSigningKey = gotruestandin.WithSigningKey
 	// WithHS256 signs with a legacy HS256 secret and no kid.
-	WithHS256 = authapi.WithHS256
+	WithHS256 = gotruestandin.WithHS256
 )
 
 // MintSessionToken signs a Supabase access token for userID with the Auth
@@ -376,7 +376,7 @@ func (s *Stack) SignIn(ctx context.Context, userID string, opts ...TokenOption) 
 }
 
 // CreateUser adds an auth user and returns its id.
-func (s *Stack) CreateUser(ctx context.Context, u authapi.NewUser) (string, error) {
+func (s *Stack) CreateUser(ctx context.Context, u gotruestandin.NewUser) (string, error) {
 	return s.Auth.CreateUser(ctx, u)
 }
 

@@ -11,7 +11,7 @@ import (
 )
 
 // TestSupabaseJS drives the stack through the official @supabase/supabase-js
-// client (pinned in restapi/testdata/supabasejs/package.json) with the
+// client (pinned in postgreststandin/testdata/supabasejs/package.json) with the
 // queries the original functions make, and pins the results.
 func TestSupabaseJS(t *testing.T) {
 	if testing.Short() {
@@ -25,7 +25,7 @@ func TestSupabaseJS(t *testing.T) {
 	if err != nil {
 		t.Fatal("npm is not on PATH: the supabase-js compatibility check needs Node.js and npm (scripts/install-deps installs them)")
 	}
-	dir := filepath.Join("restapi", "testdata", "supabasejs")
+	dir := filepath.Join("postgreststandin", "testdata", "supabasejs")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@supabase", "supabase-js")); err != nil {

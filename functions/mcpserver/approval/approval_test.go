@@ -20,7 +20,7 @@ import (
 
 	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
-	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )
 
 var stack gatewaytest.Lazy
@@ -74,7 +74,7 @@ func newHarnessWith(t *testing.T, ho harnessOptions) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	users := userdb.NewFactory(userdb.Options{RestURL: restURL, AnonKey: env.AnonKey, SigningJWK: env.SigningJWK})
+	users := userclient.NewFactory(userclient.Options{RestURL: restURL, AnonKey: env.AnonKey, SigningJWK: env.SigningJWK})
 	e := echo.New()
 	g := e.Group("/functions/v1/mcp-server")
 	h.srv = httptest.NewServer(e)

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
-	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )
 
 // messageRowID is the id of the one row of h.written holding text, or ""
@@ -162,7 +162,7 @@ func TestApprovalNeedsItsOwnToken(t *testing.T) {
 	marker := fmt.Sprintf("direct %d", time.Now().UnixNano())
 	st := h.proposeReply(t, marker, "")
 	other := h.proposeReply(t, marker+" other", "")
-	users := userdb.NewFactory(userdb.Options{RestURL: h.env.RestURL, AnonKey: h.env.AnonKey, SigningJWK: h.env.SigningJWK})
+	users := userclient.NewFactory(userclient.Options{RestURL: h.env.RestURL, AnonKey: h.env.AnonKey, SigningJWK: h.env.SigningJWK})
 	forOther, err := users.ForApproval(context.Background(), gatewaytest.Alice, other.ActionID)
 	if err != nil {
 		t.Fatal(err)

@@ -30,7 +30,7 @@ const (
 )
 
 // Approver returns the client an approval runs through: userID's own,
-// with a JWT minted for approving actionID (userdb.Factory.ForApproval).
+// with a JWT minted for approving actionID (userclient.Factory.ForApproval).
 type Approver func(ctx context.Context, userID, actionID string) (RPC, error)
 
 // Options configures a Service.

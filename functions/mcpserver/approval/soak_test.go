@@ -9,7 +9,7 @@ import (
 
 	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
-	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )
 
 // BenchmarkFaultedApprovals is the soak of the approval path: each
@@ -31,7 +31,7 @@ func BenchmarkFaultedApprovals(b *testing.B) {
 		b.Fatal(err)
 	}
 	store := NewPostgRESTStore(service.WithBearer(env.ServiceRoleKey))
-	users := userdb.NewFactory(userdb.Options{RestURL: rest, AnonKey: env.AnonKey, SigningJWK: env.SigningJWK})
+	users := userclient.NewFactory(userclient.Options{RestURL: rest, AnonKey: env.AnonKey, SigningJWK: env.SigningJWK})
 	db := env.DB(b)
 	ctx := context.Background()
 	prefix := fmt.Sprintf("soak %d ", time.Now().UnixNano())

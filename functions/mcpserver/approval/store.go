@@ -55,7 +55,7 @@ type Outcome struct {
 // the most proposals allowed waiting.
 var ErrTooManyPending = errors.New("approval: too many pending proposals")
 
-// RPC calls a SQL function through PostgREST; *userdb.Client and
+// RPC calls a SQL function through PostgREST; *userclient.Client and
 // *postgrest.Client satisfy it.
 type RPC interface {
 	RPC(ctx context.Context, fn string, args any) (json.RawMessage, error)
@@ -75,7 +75,7 @@ type Store interface {
 	Reject(ctx context.Context, id, userID string, now time.Time) (string, error)
 	// Approve approves the action and makes its write in one transaction,
 	// through as: the approving person's client, whose JWT names the
-	// action (userdb.Factory.ForApproval).
+	// action (userclient.Factory.ForApproval).
 	Approve(ctx context.Context, as RPC, id string, now time.Time) (*Outcome, error)
 	// Purge deletes up to limit actions proposed before before, and
 	// returns how many it deleted.

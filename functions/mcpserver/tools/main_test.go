@@ -12,7 +12,7 @@ package tools
 //
 // The helper API:
 //
-//	clientFor(t, userID) (*userdb.Client, *counter)
+//	clientFor(t, userID) (*userclient.Client, *counter)
 //	    A client acting as userID (a session token for userID on the anon
 //	    key, so RLS applies) and the counter of its upstream requests.
 //	    counter: Count, Tables, Requests, Reset, SetDelay, Depth (longest
@@ -59,7 +59,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest/goldenfile"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
-	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )
 
 // The seed's users (SEED.md "Users and enrolments").
@@ -325,7 +325,7 @@ func (c *counter) Depth() int {
 
 // clientFor returns a client acting as userID and the counter of its
 // requests.
-func clientFor(t testing.TB, userID string) (*userdb.Client, *counter) {
+func clientFor(t testing.TB, userID string) (*userclient.Client, *counter) {
 	t.Helper()
 	env := testEnv(t)
 	token := env.SessionToken(t, userID)
@@ -338,18 +338,18 @@ func clientFor(t testing.TB, userID string) (*userdb.Client, *counter) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return userdb.NewClient(base, userID, token), cnt
+	return userclient.NewClient(base, userID, token), cnt
 }
 
 // callTool runs tool name with the JSON arguments through a fresh Registry
 // and returns the result text as tools/call would put it in the response.
-func callTool(t testing.TB, db *userdb.Client, name, argsJSON string) string {
+func callTool(t testing.TB, db *userclient.Client, name, argsJSON string) string {
 	t.Helper()
 	return callToolWith(t, New(Options{}), db, name, argsJSON)
 }
 
 // callToolWith is callTool on a given Registry (to share its caches).
-func callToolWith(t testing.TB, reg *Registry, db *userdb.Client, name, argsJSON string) string {
+func callToolWith(t testing.TB, reg *Registry, db *userclient.Client, name, argsJSON string) string {
 	t.Helper()
 	v, err := jsjson.Decode([]byte(argsJSON))
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
-	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )
 
 // negotiatedFields are the fields the original's tools add at negotiated
@@ -30,7 +30,7 @@ var negotiatedFields = map[string]struct {
 
 // callToolNegotiated is callToolWith for a call at a negotiated revision
 // (WithNegotiated).
-func callToolNegotiated(t testing.TB, reg *Registry, db *userdb.Client, name, argsJSON string) string {
+func callToolNegotiated(t testing.TB, reg *Registry, db *userclient.Client, name, argsJSON string) string {
 	t.Helper()
 	res, err := callNegotiated(reg, db, name, argsJSON)
 	if err != nil {
@@ -45,7 +45,7 @@ func callToolNegotiated(t testing.TB, reg *Registry, db *userdb.Client, name, ar
 
 // callNegotiated runs one call at a negotiated revision and returns the
 // registry's answer as it is.
-func callNegotiated(reg *Registry, db *userdb.Client, name, argsJSON string) (any, error) {
+func callNegotiated(reg *Registry, db *userclient.Client, name, argsJSON string) (any, error) {
 	v, err := jsjson.Decode([]byte(argsJSON))
 	if err != nil {
 		return nil, err
@@ -187,7 +187,7 @@ func TestHelpRequestCallerProfilesReadFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := userdb.NewClient(base, userAlice, env.SessionToken(t, userAlice))
+	db := userclient.NewClient(base, userAlice, env.SessionToken(t, userAlice))
 	callerRoles := func(r *http.Request) bool {
 		return r.URL.Path == "/rest/v1/user_roles" && strings.Contains(r.URL.RawQuery, "user_id=eq.")
 	}

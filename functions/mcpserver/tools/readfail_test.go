@@ -11,7 +11,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
-	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )
 
 // TestStaffToolsReadFailures: for every staff tool, a clean call through
@@ -26,7 +26,7 @@ func TestStaffToolsReadFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := userdb.NewClient(base, userAlice, env.SessionToken(t, userAlice))
+	db := userclient.NewClient(base, userAlice, env.SessionToken(t, userAlice))
 	sam := pubID(1, 3)
 	calls := []struct{ tool, args string }{
 		{"get_rubric", `{"assignment_id":1,"class_id":1}`},
@@ -90,7 +90,7 @@ func TestGradingWritesReadFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := userdb.NewClient(base, userGary, env.SessionToken(t, userGary))
+	db := userclient.NewClient(base, userGary, env.SessionToken(t, userGary))
 	calls := []struct{ tool, args string }{
 		{"comment_on_regrade_request", `{"class_id":1,"regrade_request_id":2,"message":"m"}`},
 		{"decide_regrade_request", `{"class_id":1,"regrade_request_id":1,"decision":"resolve","points":2,"reason":"r"}`},

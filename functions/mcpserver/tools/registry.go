@@ -1,7 +1,7 @@
 // Package tools holds mcp-server's tool catalogue: one declaration per tool
 // (name, description, input schema, required scope and handler) and the
 // handlers themselves, each reading PostgREST only through the caller's own
-// userdb.Client so row-level security decides what a tool can return.
+// userclient.Client so row-level security decides what a tool can return.
 package tools
 
 import (
@@ -15,7 +15,7 @@ import (
 
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/repofiles"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
-	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )
 
 // ScopeRead is the scope every tool requires.
@@ -96,7 +96,7 @@ func (t *Tool) Annotations() *jsjson.Object {
 // Call is what a handler receives: the caller's database client, the
 // arguments and the registry's shared, bounded caches and clients.
 type Call struct {
-	DB   *userdb.Client
+	DB   *userclient.Client
 	Args *jsjson.Object
 	reg  *Registry
 	// scopes are the caller's: a write tool's preview carries
@@ -206,7 +206,7 @@ func (e *InvalidParamsError) Error() string { return e.Message }
 // JavaScript string form of params.name (so a missing name is "undefined").
 // Errors are *UnknownToolError, *MissingScopeError, *InvalidParamsError, or
 // a failure inside the tool.
-func (r *Registry) Call(ctx context.Context, db *userdb.Client, scopes []string, name string, args *jsjson.Object) (any, error) {
+func (r *Registry) Call(ctx context.Context, db *userclient.Client, scopes []string, name string, args *jsjson.Object) (any, error) {
 	t, ok := r.byName[name]
 	if !ok {
 		return nil, &UnknownToolError{Name: name}

@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/approval"
-	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )
 
 // TestWritesApprovedUnderRLS proposes each write tool's change through
@@ -76,7 +76,7 @@ func TestWritesApprovedUnderRLS(t *testing.T) {
 type approvalRig struct {
 	svc   *approval.Service
 	store *approval.PostgRESTStore
-	users *userdb.Factory
+	users *userclient.Factory
 	db    *pgx.Conn
 	t     *testing.T
 }
@@ -85,7 +85,7 @@ func newApprovalRig(t *testing.T) *approvalRig {
 	env := testEnv(t)
 	env.RequireDatabase(t)
 	r := &approvalRig{t: t, db: env.DB(t), store: approval.NewPostgRESTStore(env.ServiceREST(t)),
-		users: userdb.NewFactory(userdb.Options{RestURL: env.RestURL, AnonKey: env.AnonKey, SigningJWK: env.SigningJWK})}
+		users: userclient.NewFactory(userclient.Options{RestURL: env.RestURL, AnonKey: env.AnonKey, SigningJWK: env.SigningJWK})}
 	var err error
 	r.svc, err = approval.New(approval.Options{BaseURL: "https://gateway.test/functions/v1/mcp-server", Store: r.store,
 		Approver: func(ctx context.Context, userID, actionID string) (approval.RPC, error) {

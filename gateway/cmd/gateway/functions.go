@@ -22,14 +22,14 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway"
 	"github.com/pawtograder/mcp-gateway/gateway/apierror"
 	"github.com/pawtograder/mcp-gateway/gateway/config"
-	"github.com/pawtograder/mcp-gateway/gateway/issuer"
 	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
 	"github.com/pawtograder/mcp-gateway/gateway/metrics"
 	"github.com/pawtograder/mcp-gateway/gateway/oauthserver"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 	"github.com/pawtograder/mcp-gateway/gateway/protectedresource"
 	"github.com/pawtograder/mcp-gateway/gateway/supabasejwt"
-	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+	"github.com/pawtograder/mcp-gateway/gateway/userclient"
+	"github.com/pawtograder/mcp-gateway/gateway/userjwtissuer"
 )
 
 // Function slugs, as the edge runtime names them.
@@ -339,8 +339,8 @@ func buildAuth(cfg config.Config, log *slog.Logger, up upstreams, verifier *supa
 
 // buildUserDB builds the factory of per-user PostgREST clients the tools
 // read with.
-func buildUserDB(cfg config.Config, up upstreams, m *metrics.Metrics) (*userdb.Factory, error) {
-	return userdb.New(userdb.Options{
+func buildUserDB(cfg config.Config, up upstreams, m *metrics.Metrics) (*userclient.Factory, error) {
+	return userclient.New(userclient.Options{
 		RestURL:        up.restURL,
 		AnonKey:        cfg.SupabaseAnonKey,
 		SigningKey:     cfg.SigningKey,
@@ -368,11 +368,11 @@ func buildTokens(cfg config.Config, log *slog.Logger, up upstreams, auth *mcpaut
 	}
 	return mcptokens.New(mcptokens.Options{
 		Users: meteredSessions{up.sessions, m},
-		ForSession: func(userID, token string) *userdb.Client {
+		ForSession: func(userID, token string) *userclient.Client {
 			if anonBase == nil {
 				return nil
 			}
-			return userdb.NewClient(anonBase, userID, token)
+			return userclient.NewClient(anonBase, userID, token)
 		},
 		Mint: func(sub string, scopes []string, id string, days float64, now time.Time) (string, error) {
 			return mcpauth.MintAPIToken(cfg.MCPJWTSecret, sub, scopes, id, days, now)
@@ -407,7 +407,7 @@ func mountMCPServerOff(w *wiring, mountIssuer func(*echo.Group)) {
 }
 
 // buildMCPServer builds mcp-server with its tools and their GitHub client.
-func buildMCPServer(cfg config.Config, log *slog.Logger, audit *slog.Logger, auth *mcpauth.Authenticator, users *userdb.Factory, front oauthFront, m *metrics.Metrics, approvals *approval.Service) (*mcpserver.Server, error) {
+func buildMCPServer(cfg config.Config, log *slog.Logger, audit *slog.Logger, auth *mcpauth.Authenticator, users *userclient.Factory, front oauthFront, m *metrics.Metrics, approvals *approval.Service) (*mcpserver.Server, error) {
 	repos, err := repofiles.New(repofiles.Options{
 		AppID:         cfg.GitHubAppID,
 		PrivateKeyPEM: cfg.GitHubPrivateKey,
@@ -519,12 +519,12 @@ func addRoutes(w *wiring, f func(e *echo.Echo)) {
 // or /mcp-server/… behind a path-stripping proxy), the returned function
 // mounts them in that function's group, before its catch-all; otherwise
 // they are added at the root and the returned function does nothing.
-func buildIssuer(cfg config.Config, log *slog.Logger, users *userdb.Factory, w *wiring) (func(g *echo.Group), error) {
+func buildIssuer(cfg config.Config, log *slog.Logger, users *userclient.Factory, w *wiring) (func(g *echo.Group), error) {
 	none := func(*echo.Group) {}
 	if cfg.IssuerURL == "" {
 		return none, nil
 	}
-	iss, err := issuer.New(issuer.Options{IssuerURL: cfg.IssuerURL, PublicJWK: users.PublicJWK})
+	iss, err := userjwtissuer.New(userjwtissuer.Options{IssuerURL: cfg.IssuerURL, PublicJWK: users.PublicJWK})
 	if err != nil {
 		return nil, fmt.Errorf("GATEWAY_ISSUER_URL: %w", err)
 	}

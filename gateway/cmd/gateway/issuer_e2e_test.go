@@ -19,7 +19,7 @@ import (
 	"github.com/lestrrat-go/jwx/v2/jwk"
 
 	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
-	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )
 
 // authRecorder records the Authorization header of each request it passes
@@ -110,7 +110,7 @@ func TestIssuerEndToEnd(t *testing.T) {
 	// Mint as mcp-server does, from the same configuration, and read
 	// PostgREST with the token so the stack checks it too.
 	rec := &authRecorder{}
-	users := userdb.NewFactory(userdb.Options{
+	users := userclient.NewFactory(userclient.Options{
 		RestURL: cfg.PostgRESTURL.String(), AnonKey: cfg.SupabaseAnonKey, SigningKey: cfg.SigningKey,
 		DirectUpstream: cfg.PostgRESTDirect, Issuer: cfg.IssuerURL,
 		HTTPClient: &http.Client{Transport: rec, Timeout: 10 * time.Second},

@@ -28,8 +28,8 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway"
 	"github.com/pawtograder/mcp-gateway/gateway/clientconfig"
 	"github.com/pawtograder/mcp-gateway/gateway/config"
+	"github.com/pawtograder/mcp-gateway/gateway/edgeproxy"
 	"github.com/pawtograder/mcp-gateway/gateway/errorreport"
-	"github.com/pawtograder/mcp-gateway/gateway/fallback"
 )
 
 // version is stamped by the build: -ldflags "-X main.version=…".
@@ -200,7 +200,7 @@ func newServer(cfg config.Config, log *slog.Logger) (_ *gateway.Server, b built,
 
 	var fb http.Handler
 	if cfg.FallbackURL != nil {
-		h, err := fallback.New(fallback.Options{Upstream: cfg.FallbackURL.String(), Logger: log, Observe: m.Proxied})
+		h, err := edgeproxy.New(edgeproxy.Options{Upstream: cfg.FallbackURL.String(), Logger: log, Observe: m.Proxied})
 		if err != nil {
 			return nil, built{}, nil, err
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 	"github.com/pawtograder/mcp-gateway/gateway/config"
 	"github.com/pawtograder/mcp-gateway/gateway/metrics"
-	"github.com/pawtograder/mcp-gateway/gateway/userdb"
+	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )
 
 // buildApprovals builds the write tools' approval service when
@@ -19,7 +19,7 @@ import (
 // pending actions through the service-role client (serviceDB); the
 // approved write runs as the approving user through users, so row-level
 // security decides, in one transaction with the decision and its record.
-func buildApprovals(cfg config.Config, log, audit *slog.Logger, up upstreams, users *userdb.Factory, m *metrics.Metrics) (*approval.Service, error) {
+func buildApprovals(cfg config.Config, log, audit *slog.Logger, up upstreams, users *userclient.Factory, m *metrics.Metrics) (*approval.Service, error) {
 	if !cfg.WriteTools {
 		return nil, nil
 	}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pawtograder/mcp-gateway/supabase/devstack/authapi"
 	"github.com/pawtograder/mcp-gateway/supabase/devstack/dbsetup"
+	"github.com/pawtograder/mcp-gateway/supabase/devstack/gotruestandin"
 	"github.com/pawtograder/mcp-gateway/supabase/devstack/pgcluster"
 )
 
@@ -39,7 +39,7 @@ func TestServeExistingDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, authapi.SchemaSQL); err != nil {
+	if _, err := conn.Exec(ctx, gotruestandin.SchemaSQL); err != nil {
 		t.Fatal(err)
 	}
 
