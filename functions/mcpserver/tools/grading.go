@@ -68,10 +68,9 @@ func profileRef(profiles map[string]publicProfile, privateID any) (id, name *str
 }
 
 // listRegradeRequestsTool is list_regrade_requests.
-var listRegradeRequestsTool = Tool{
-	Name:           "list_regrade_requests",
-	Title:          "List regrade requests",
-	NegotiatedOnly: true,
+var listRegradeRequestsTool = staffTool(listRegradeRequests, Tool{
+	Name:  "list_regrade_requests",
+	Title: "List regrade requests",
 	Description: "Returns a class's regrade requests, newest first, each with its status, age, the student and assignee (public profiles), " +
 		"the rubric check it disputes and the points before and after; open ones (opened or escalated) by default; " +
 		"an empty list unless the caller is an instructor or grader of the class.",
@@ -81,9 +80,9 @@ var listRegradeRequestsTool = Tool{
 		"status":{"type":"string","enum":["open","opened","escalated","resolved","closed","all"],"description":"open (the default): opened or escalated; all: every sent request"},
 		"limit":{"type":"integer","description":"Maximum number of requests (default 25, at most 100)","default":25,"minimum":1,"maximum":100}},
 		"required":["class_id"]}`),
-	Scope:   ScopeRead,
-	Handler: typedHandler(listRegradeRequests),
-}
+	Result:  listRegradeRequestsSchema,
+	Example: `{"class_id":1}`,
+})
 
 // listRegradeRequestsSchema is list_regrade_requests' value.
 const listRegradeRequestsSchema = `{"type":"array","items":{"type":"object","required":["id","status","created_at","opened_at","age_seconds","assignment_id","submission_id","student_profile_id","student_name","assignee_profile_id","assignee_name","rubric_check","initial_points","resolved_points","closed_points","resolved_at","closed_at","last_commented_at"],
@@ -204,10 +203,9 @@ func regradeRequestOf(r *jsjson.Object, profiles map[string]publicProfile, now t
 }
 
 // getGradingProgressTool is get_grading_progress.
-var getGradingProgressTool = Tool{
-	Name:           "get_grading_progress",
-	Title:          "Get grading progress",
-	NegotiatedOnly: true,
+var getGradingProgressTool = staffTool(getGradingProgress, Tool{
+	Name:  "get_grading_progress",
+	Title: "Get grading progress",
 	Description: "Returns an assignment's grading progress: active submissions and how many have a completed and a released grading review, " +
 		"review assignments in all and per grader (assigned, completed, pending, earliest pending due date), " +
 		"and regrade requests by status; null unless the caller is an instructor or grader of the class and the assignment is visible. " +
@@ -216,9 +214,9 @@ var getGradingProgressTool = Tool{
 		"class_id":{"type":"number","description":"The class ID"},
 		"assignment_id":{"type":"number","description":"The assignment ID"}},
 		"required":["class_id","assignment_id"]}`),
-	Scope:   ScopeRead,
-	Handler: typedHandler(getGradingProgress),
-}
+	Result:  gradingProgressSchema,
+	Example: `{"class_id":1,"assignment_id":1}`,
+})
 
 // gradingProgressSchema is get_grading_progress' value.
 const gradingProgressSchema = `{"anyOf":[{"type":"null"},{"type":"object","required":["class_id","assignment_id","submissions","review_assignments","graders","regrade_requests","truncated"],

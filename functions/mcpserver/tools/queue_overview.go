@@ -16,10 +16,9 @@ const (
 )
 
 // getHelpQueueOverviewTool is get_help_queue_overview.
-var getHelpQueueOverviewTool = Tool{
-	Name:           "get_help_queue_overview",
-	Title:          "Get the help queues at a glance",
-	NegotiatedOnly: true,
+var getHelpQueueOverviewTool = staffTool(getHelpQueueOverview, Tool{
+	Name:  "get_help_queue_overview",
+	Title: "Get the help queues at a glance",
 	Description: "Returns a class's help queues (or one), each with its open and in-progress requests, oldest first: " +
 		"age, assignee (public profile), the assignment of the linked submission and how many students each request has, " +
 		"plus per queue the counts and how many distinct students wait in open requests; only what the caller may read.",
@@ -28,9 +27,9 @@ var getHelpQueueOverviewTool = Tool{
 		"help_queue_id":{"type":"number","description":"Only this queue (default: every queue of the class)"},
 		"limit":{"type":"integer","description":"Maximum number of requests listed per queue (default 20, at most 100); the counts cover every request","default":20,"minimum":1,"maximum":100}},
 		"required":["class_id"]}`),
-	Scope:   ScopeRead,
-	Handler: typedHandler(getHelpQueueOverview),
-}
+	Result:  queueOverviewSchema,
+	Example: `{"class_id":1}`,
+})
 
 // queueOverviewSchema is get_help_queue_overview's value.
 const queueOverviewSchema = `{"type":"object","required":["class_id","queues","truncated"],"properties":{"class_id":{"type":"number"},"truncated":{"type":"boolean"},
