@@ -30,6 +30,7 @@ func catalogue() []*Tool {
 		&getGradingProgressTool,
 		&getHelpQueueOverviewTool,
 		&getStudentOverviewTool,
+		&getRegradeRequestTool,
 	}
 }
 
