@@ -85,9 +85,9 @@ type Tool struct {
 	// 2024-11-05 and 2025-03-26 stay the original's.
 	NegotiatedOnly bool
 	// Write marks a write tool (writes.go): listed only when the registry
-	// has approval.Approvals, annotated as neither read-only nor idempotent;
-	// Destructive sets its destructiveHint.
-	Write, Destructive bool
+	// has approval.Approvals, annotated as neither read-only nor idempotent,
+	// and destructive (Annotations).
+	Write bool
 }
 
 // NegotiatedDescription is the description listed from revision 2025-06-18.
@@ -99,8 +99,19 @@ func (t *Tool) NegotiatedDescription() string {
 }
 
 // Annotations returns the tool's ToolAnnotations (MCP 2025-06-18 and
-// later): every tool only reads, so each is read-only, non-destructive and
-// idempotent; only the repository tools reach an open world (GitHub).
+// later). A read is read-only, non-destructive and idempotent; only the
+// repository tools reach an open world (GitHub).
+//
+// Every write tool is destructive, one decision for all of them
+// (docs/directories.md, "destructiveHint"): once approved, each posts text
+// students can read at once, which cannot be taken back, or replaces a
+// status, points or a review's total, so none is the "only
+// additive update" the MCP specification reserves destructiveHint false
+// for, and Claude's directory guide marks every tool that creates,
+// updates or sends as destructive. That a call only proposes, and the
+// approval page is the real gate, does not change what the approved
+// write does: a host that asks before running a destructive tool adds one
+// confirmation, never a wrong one.
 func (t *Tool) Annotations() *jsjson.Object {
 	if t.Write {
 		// A write changes Pawtograder's own data only, and every call
@@ -108,7 +119,7 @@ func (t *Tool) Annotations() *jsjson.Object {
 		return jsjson.NewObject(5).
 			Set("title", t.Title).
 			Set("readOnlyHint", false).
-			Set("destructiveHint", t.Destructive).
+			Set("destructiveHint", true).
 			Set("idempotentHint", false).
 			Set("openWorldHint", false)
 	}
