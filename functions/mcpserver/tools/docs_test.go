@@ -22,7 +22,7 @@ func TestEveryToolIsDocumented(t *testing.T) {
 		return string(b)
 	}
 	contract, compat := read(filepath.Join("contract", "tools.md")), read("compatibility.md")
-	s26 := regexp.MustCompile("(?m)^\\| S26 \\|[^\\n]*").FindString(compat)
+	s26 := regexp.MustCompile(`(?m)^\| S26 \|[^\n]*`).FindString(compat)
 	if s26 == "" {
 		t.Fatal("docs/compatibility.md has no row S26")
 	}
