@@ -90,7 +90,7 @@ function renderAssignment(root, state) {
       el("caption", { class: "visually-hidden", text: "Submissions, newest first" }),
       el("thead", null, [el("tr", null, [
         el("th", { scope: "col", class: "num", text: "Attempt" }), el("th", { scope: "col", text: "Submitted" }),
-        el("th", { scope: "col", class: "num", text: "Score" }), el("th", { scope: "col", class: "num", text: "Tests passed" }),
+        el("th", { scope: "col", class: "num", text: "Score" }), el("th", { scope: "col", class: "num wrap", text: "Tests passed" }),
         el("th", { scope: "col", class: "col-wide", text: "Status" }),
       ])]),
       el("tbody", null, rows),

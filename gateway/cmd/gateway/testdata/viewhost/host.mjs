@@ -355,10 +355,13 @@ function layoutReport(html) {
       if (r.width && (r.right > box.right + 0.5 || r.left < box.left - 0.5) && !cued) uncued.push(th.textContent.trim());
     }
   }
+  // The table regions that scroll sideways at this width.
+  const scrolling = Array.from(document.querySelectorAll(".scroll"))
+    .filter((r) => r.scrollWidth - r.clientWidth > 1).map((r) => r.getAttribute("aria-label"));
   return {
     colorScheme: getComputedStyle(html).colorScheme,
     overflowX: html.scrollWidth - html.clientWidth,
-    outside, broken, uncued,
+    outside, broken, uncued, scrolling,
   };
 }
 
