@@ -14,14 +14,15 @@ import (
 // docs/compatibility.md's row S26, so a tool is not added without the
 // documents that describe it.
 func TestEveryToolIsDocumented(t *testing.T) {
-	read := func(name string) string {
-		b, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", name))
+	// read reads a file named from the repository's root.
+	read := func(path string) string {
+		b, err := os.ReadFile(filepath.Join("..", "..", "..", filepath.FromSlash(path)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return string(b)
 	}
-	contract, compat := read(filepath.Join("contract", "tools.md")), read("compatibility.md")
+	contract, compat := read("docs/contract/tools.md"), read("docs/compatibility.md")
 	s26 := regexp.MustCompile(`(?m)^\| S26 \|[^\n]*`).FindString(compat)
 	if s26 == "" {
 		t.Fatal("docs/compatibility.md has no row S26")
