@@ -69,9 +69,9 @@ func Render(opts Options) (string, error) {
 	fmt.Fprintf(&b, "# Claude Desktop (claude_desktop_config.json), through the mcp-remote bridge:\n%s\n\n", indent(desktop))
 	fmt.Fprintf(&b, "# Claude Code:\nclaude mcp add --transport http %s %s --header \"Authorization: %s\"\n\n", opts.Name, opts.URL, bearer)
 	fmt.Fprintf(&b, "# Clients that take a URL and headers (Cursor, Windsurf, the web app's snippet):\n%s\n\n", indent(direct))
-	fmt.Fprintf(&b, "# VS Code (.vscode/mcp.json, or MCP: Open User Configuration); it asks for the token once and keeps it in its secret storage:\n%s\n\n", indent(vscode(opts)))
+	fmt.Fprintf(&b, "# VS Code (.vscode/mcp.json, or the user mcp.json), which asks for the token once and keeps it in its secret storage:\n%s\n\n", indent(vscode(opts)))
 	fmt.Fprintf(&b, "# MCP Inspector (UI: transport Streamable HTTP, this URL, header Authorization):\nnpx -y @modelcontextprotocol/inspector@%s --cli %s --transport http --header \"Authorization: %s\" --method tools/list\n\n", InspectorVersion, opts.URL, bearer)
-	fmt.Fprintf(&b, "# ChatGPT (developer mode: Settings → Apps → Advanced settings → Developer mode; then Settings → Apps → Create app): name %s, this MCP server URL, authentication OAuth.\n%s%s\n\n", opts.Name, reachableNote(u), opts.URL)
+	fmt.Fprintf(&b, "# ChatGPT in developer mode (Settings → Apps → Advanced settings → Developer mode, then Settings → Apps → Create app), with the name %s, this MCP server URL and authentication OAuth:\n%s%s\n\n", opts.Name, reachableNote(u), opts.URL)
 	fmt.Fprintf(&b, "# OAuth-capable clients (Claude connectors, ChatGPT, VS Code without headers, the Inspector's OAuth flow) need only the URL:\n%s\n", opts.URL)
 	return b.String(), nil
 }

@@ -227,7 +227,11 @@ func TestWithoutInspector(t *testing.T) {
 		head, _, _ := strings.Cut(s, ":")
 		heads = append(heads, head)
 	}
-	want := []string{"# Claude Desktop (claude_desktop_config.json), through the mcp-remote bridge", "# Claude Code", "# Clients that take a URL and headers (Cursor, Windsurf, the web app's snippet)", "# OAuth-capable clients (Claude connectors, the Inspector's OAuth flow) need only the URL"}
+	want := []string{"# Claude Desktop (claude_desktop_config.json), through the mcp-remote bridge", "# Claude Code",
+		"# Clients that take a URL and headers (Cursor, Windsurf, the web app's snippet)",
+		"# VS Code (.vscode/mcp.json, or the user mcp.json), which asks for the token once and keeps it in its secret storage",
+		"# ChatGPT in developer mode (Settings → Apps → Advanced settings → Developer mode, then Settings → Apps → Create app), with the name pawtograder, this MCP server URL and authentication OAuth",
+		"# OAuth-capable clients (Claude connectors, ChatGPT, VS Code without headers, the Inspector's OAuth flow) need only the URL"}
 	if diff := cmp.Diff(want, heads); diff != "" {
 		t.Errorf("sections (-want +got):\n%s", diff)
 	}
