@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
-	"net/netip"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -127,10 +127,14 @@ func TestTokenFloodLeavesOthersServed(t *testing.T) {
 			people: func(h *harness) *http.Client { return h.browserFrom("127.0.0.3") },
 		},
 		{
-			name:     "behind a trusted proxy",
-			trusted:  []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
-			attacker: func(h *harness) *http.Client { return withForwardedFor(h.newBrowser(), func() string { return "203.0.113.66" }) },
-			people:   func(h *harness) *http.Client { return withForwardedFor(h.newBrowser(), func() string { return "198.51.100.7" }) },
+			name:    "behind a trusted proxy",
+			trusted: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
+			attacker: func(h *harness) *http.Client {
+				return withForwardedFor(h.newBrowser(), func() string { return "203.0.113.66" })
+			},
+			people: func(h *harness) *http.Client {
+				return withForwardedFor(h.newBrowser(), func() string { return "198.51.100.7" })
+			},
 		},
 	}
 	for _, tc := range cases {
