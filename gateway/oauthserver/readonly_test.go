@@ -15,7 +15,7 @@ import (
 // previews say (functions/mcpserver/tools).
 const writeScopeHTML = `<li>Propose changes in Pawtograder as you; nothing is written until you approve each one yourself on a Pawtograder page, which shows the change and who will see it. It may propose:<ul>` +
 	`<li><strong>Replies in help requests</strong>: the request&#39;s students see them, and everyone in the course for a public request, unless you make a reply visible to staff only.</li>` +
-	`<li><strong>Help request status changes (in progress, which assigns the request to you; resolved; closed)</strong>: the request&#39;s students and everyone else who can see the request see its new status.</li>` +
+	`<li><strong>Help request status changes</strong>: the request&#39;s students and everyone else who can see the request see its new status (in progress assigns it to you; resolved and closed record you as its resolver).</li>` +
 	`<li><strong>Replies in discussion threads</strong>: everyone in the course sees them; in a staff-only thread, or when you make a reply staff only, only the course&#39;s instructors and graders and the thread&#39;s poster.</li>` +
 	`<li><strong>Comments on regrade requests</strong>: the submission&#39;s students see them at once.</li>` +
 	`<li><strong>Decisions on regrade requests, which change a student&#39;s score</strong>: the submission&#39;s students read your reason at once, and see the new points at once when the review is released, otherwise when it is.</li>` +

@@ -21,8 +21,8 @@ var writeKinds = []writeKind{
 		Tools: []string{"reply_to_help_request"},
 	},
 	{
-		What:  "Help request status changes (in progress, which assigns the request to you; resolved; closed)",
-		Who:   "the request's students and everyone else who can see the request see its new status",
+		What:  "Help request status changes",
+		Who:   "the request's students and everyone else who can see the request see its new status (in progress assigns it to you; resolved and closed record you as its resolver)",
 		Tools: []string{"set_help_request_status"},
 	},
 	{
