@@ -141,15 +141,18 @@ func (f failures) check() error {
 	return nil
 }
 
-// charge records one request that found nothing: err is its refusal, and
-// only the client's own mistakes (400: a code or token unknown, expired,
-// used, of another client or not matching the request) are charged, never
-// a server fault or another limit's 429.
+// charge records one request that found nothing, when err, its refusal,
+// is the client's own mistake (400: a code or token unknown, expired,
+// used, of another client or not matching the request); never a server
+// fault or another limit's 429.
 func (f failures) charge(err error) {
 	if err != nil && asError(err).Status == http.StatusBadRequest {
-		f.limit.allow(f.key)
+		f.spend()
 	}
 }
+
+// spend records one request that found nothing.
+func (f failures) spend() { f.limit.allow(f.key) }
 
 // limitRefresh counts one refresh against the grant (the refresh-token
 // family) tokenID, so one user's looping client cannot spend the budget

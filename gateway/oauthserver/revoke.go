@@ -44,16 +44,11 @@ func (s *Server) revoke(c echo.Context) error {
 		return s.writeError(c, err)
 	}
 	if !revoked {
-		budget.charge(errRevokedNothing)
+		budget.spend()
 	}
 	setNoStore(c.Response().Header())
 	return c.NoContent(http.StatusOK)
 }
-
-// errRevokedNothing stands for a revocation that found nothing of the
-// client's to revoke; it is charged as a refused request is, and never
-// answered (the answer is 200 either way).
-var errRevokedNothing = oauthErr(http.StatusBadRequest, codeInvalidRequest, "nothing revoked")
 
 // revokeGrantOf revokes the grant token belongs to when it is client's,
 // and reports whether it did.
