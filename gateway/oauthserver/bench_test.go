@@ -2,7 +2,6 @@ package oauthserver
 
 import (
 	"fmt"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -51,9 +50,9 @@ func BenchmarkPendingCookie(b *testing.B) {
 // BenchmarkLimitToken is what the limits add to one refresh: the check of
 // the (client, address) budget of failures and the per-grant bucket, kept
 // in this process (docs/oauth.md compares it with a count kept in
-// PostgreSQL). The keys rotate through 10,000 grants of 100 clients from
-// 1,000 addresses, every pair having failed once, so the LRU caches are
-// exercised as under many users.
+// PostgreSQL). The keys rotate through 10,000 grants and 100,000 pairs of
+// one of 100 clients and an address, each pair having failed once, so the
+// LRU caches are exercised as under many users.
 func BenchmarkLimitToken(b *testing.B) {
 	s, err := New(Options{Issuer: "https://x.example/o", ResourceURL: "https://x.example/m", AuthURL: "https://x.example/a",
 		Providers: []string{"github"}, Secrets: []string{testSecret}, Store: newMemStore(),
@@ -64,12 +63,11 @@ func BenchmarkLimitToken(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	budgets := make([]failures, 100*1000)
+	budgets := make([]failures, 100_000)
 	for i := range budgets {
-		r := httptest.NewRequest("POST", "/token", nil)
-		r.RemoteAddr = fmt.Sprintf("198.51.%d.%d:4000", i/1000%250, i%250)
-		budgets[i] = s.failuresOf(&Client{ID: fmt.Sprintf("https://host%d.example/client.json", i%100)}, r)
-		budgets[i].charge(errBadRefresh)
+		addr := fmt.Sprintf("10.%d.%d.%d", i>>16, i>>8&255, i&255)
+		budgets[i] = s.failuresOf(&Client{ID: fmt.Sprintf("https://host%d.example/client.json", i%100)}, addr)
+		budgets[i].spend()
 	}
 	grants := make([]string, 10_000)
 	for i := range grants {

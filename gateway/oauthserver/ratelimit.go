@@ -124,11 +124,12 @@ type failures struct {
 	key   string
 }
 
-// failuresOf is the budget of client's requests from r's address. The
-// client is keyed by its hash, so a key has a fixed size however long
-// the client_id (a metadata document URL may have 2,048 characters).
-func (s *Server) failuresOf(client *Client, r *http.Request) failures {
-	return failures{limit: s.failLimit, key: hashToken(client.ID)[:32] + " " + s.clientIP(r)}
+// failuresOf is the budget of client's requests from addr (clientIP).
+// The client is keyed by its hash, so a key has a fixed size however
+// long the client_id (a metadata document URL may have 2,048
+// characters).
+func (s *Server) failuresOf(client *Client, addr string) failures {
+	return failures{limit: s.failLimit, key: hashToken(client.ID)[:32] + " " + addr}
 }
 
 // check refuses the request when the budget is spent. It runs before the

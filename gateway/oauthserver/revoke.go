@@ -35,7 +35,7 @@ func (s *Server) revoke(c echo.Context) error {
 	if err != nil {
 		return s.writeError(c, err)
 	}
-	budget := s.failuresOf(client, c.Request())
+	budget := s.failuresOf(client, s.clientIP(c.Request()))
 	if err := budget.check(); err != nil {
 		return s.writeError(c, err)
 	}

@@ -74,13 +74,13 @@ func (s *Server) token(c echo.Context) error {
 		h.Set("WWW-Authenticate", `Basic realm="oauth"`)
 		return s.writeError(c, oauthErr(http.StatusUnauthorized, codeInvalidClient, "Only public clients (token_endpoint_auth_method \"none\") are supported; send client_id in the body and no Authorization header"))
 	}
-	r := c.Request()
+	ctx, addr := c.Request().Context(), s.clientIP(c.Request())
 	var res *tokenResponse
 	switch form.Get("grant_type") {
 	case "authorization_code":
-		res, err = s.redeemCode(r, form)
+		res, err = s.redeemCode(ctx, form, addr)
 	case "refresh_token":
-		res, err = s.refresh(r, form)
+		res, err = s.refresh(ctx, form, addr)
 	case "":
 		err = oauthErr(http.StatusBadRequest, codeInvalidRequest, "grant_type is required")
 	default:
@@ -121,8 +121,8 @@ func (s *Server) checkResource(form url.Values) error {
 // grant not exist yet (the first use is still being checked), it is
 // created revoked: either way a replayed code leaves no live grant. A
 // redemption that finds no code it may use is charged to the client's
-// budget of failures from r's address (failures).
-func (s *Server) redeemCode(r *http.Request, form url.Values) (*tokenResponse, error) {
+// budget of failures from addr, the client's address (failures).
+func (s *Server) redeemCode(ctx context.Context, form url.Values, addr string) (*tokenResponse, error) {
 	code, verifier := form.Get("code"), form.Get("code_verifier")
 	switch {
 	case code == "":
@@ -133,12 +133,11 @@ func (s *Server) redeemCode(r *http.Request, form url.Values) (*tokenResponse, e
 	if err := s.checkResource(form); err != nil {
 		return nil, err
 	}
-	ctx := r.Context()
 	client, err := s.resolveClient(ctx, form.Get("client_id"))
 	if err != nil {
 		return nil, err
 	}
-	budget := s.failuresOf(client, r)
+	budget := s.failuresOf(client, addr)
 	if err := budget.check(); err != nil {
 		return nil, err
 	}
@@ -216,9 +215,10 @@ func (s *Server) exchangeCode(ctx context.Context, form url.Values, client *Clie
 // one step of the store (Store.RotateRefresh), so concurrent refreshes of
 // one token are decided one after the other. A refresh refused for its
 // token (unknown, of another client, expired, revoked, reused) or its
-// scope is charged to the client's budget of failures from r's address;
-// one that finds its grant counts against the grant (limitRefresh).
-func (s *Server) refresh(r *http.Request, form url.Values) (*tokenResponse, error) {
+// scope is charged to the client's budget of failures from addr, the
+// client's address; one that finds its grant counts against the grant
+// (limitRefresh).
+func (s *Server) refresh(ctx context.Context, form url.Values, addr string) (*tokenResponse, error) {
 	rt := form.Get("refresh_token")
 	if rt == "" {
 		return nil, oauthErr(http.StatusBadRequest, codeInvalidRequest, "refresh_token is required")
@@ -226,12 +226,11 @@ func (s *Server) refresh(r *http.Request, form url.Values) (*tokenResponse, erro
 	if err := s.checkResource(form); err != nil {
 		return nil, err
 	}
-	ctx := r.Context()
 	client, err := s.resolveClient(ctx, form.Get("client_id"))
 	if err != nil {
 		return nil, err
 	}
-	budget := s.failuresOf(client, r)
+	budget := s.failuresOf(client, addr)
 	if err := budget.check(); err != nil {
 		return nil, err
 	}
