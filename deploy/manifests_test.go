@@ -5,13 +5,16 @@
 package deploy
 
 import (
+	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -295,4 +298,74 @@ func TestSizingAgrees(t *testing.T) {
 	if r := dig(t, load(t, "kubernetes/base/deployment.yaml"), "spec", "replicas"); r != nil {
 		t.Errorf("deployment.yaml sets replicas: %v; hpa.yaml sets the count", r)
 	}
+}
+
+// TestShutdownAgrees: the Kubernetes base and the chart's post-renderer
+// (its golden output, which TestRenderGolden holds to the code) stop a
+// gateway pod alike (docs/deploy.md, "Rollout"): a preStop sleep through
+// Kubernetes' sleep action (the distroless image has no shell or sleep
+// binary for an exec hook), the same drain, and a grace period that holds
+// the sleep, the drain and a margin for the process to exit.
+func TestShutdownAgrees(t *testing.T) {
+	const margin = 5 // seconds between the end of the drain and SIGKILL
+	pods := map[string]any{
+		"kubernetes/base":   dig(t, load(t, "kubernetes/base/deployment.yaml"), "spec", "template", "spec"),
+		"pawtograder-chart": dig(t, goldenGateway(t), "spec", "template", "spec"),
+	}
+	type stop struct {
+		Sleep, Grace int
+		Drain        string
+	}
+	got := map[string]stop{}
+	for name, pod := range pods {
+		c := dig(t, pod, "containers", 0)
+		hook, _ := dig(t, c, "lifecycle", "preStop").(map[string]any)
+		if len(hook) != 1 || hook["sleep"] == nil {
+			t.Errorf("%s: preStop is %v, want only the sleep action", name, hook)
+			continue
+		}
+		s := stop{Sleep: toInt(dig(t, hook, "sleep", "seconds")), Grace: toInt(dig(t, pod, "terminationGracePeriodSeconds"))}
+		for _, e := range dig(t, c, "env").([]any) {
+			if dig(t, e, "name") == "GATEWAY_SHUTDOWN_TIMEOUT" {
+				s.Drain, _ = dig(t, e, "value").(string)
+			}
+		}
+		drain, err := time.ParseDuration(s.Drain)
+		if err != nil {
+			t.Errorf("%s: GATEWAY_SHUTDOWN_TIMEOUT %q: %v", name, s.Drain, err)
+			continue
+		}
+		if s.Sleep <= 0 || s.Grace < s.Sleep+int(math.Ceil(drain.Seconds()))+margin {
+			t.Errorf("%s: grace %d s does not hold the preStop sleep (%d s), the drain (%s) and %d s", name, s.Grace, s.Sleep, s.Drain, margin)
+		}
+		got[name] = s
+	}
+	if got["kubernetes/base"] != got["pawtograder-chart"] {
+		t.Errorf("kubernetes/base stops with %+v, the chart with %+v", got["kubernetes/base"], got["pawtograder-chart"])
+	}
+}
+
+// goldenGateway is the gateway Deployment of the post-renderer's golden
+// output.
+func goldenGateway(t *testing.T) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile("pawtograder-chart/postrender/testdata/chart.golden.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc map[string]any
+		if err := dec.Decode(&doc); err != nil {
+			t.Fatalf("no gateway Deployment in the golden output: %v", err)
+		}
+		if doc["kind"] == "Deployment" && strings.HasSuffix(fmt.Sprint(dig(t, doc, "metadata", "name")), "-mcp-gateway") {
+			return doc
+		}
+	}
+}
+
+func toInt(v any) int {
+	n, _ := v.(int)
+	return n
 }

@@ -47,24 +47,27 @@ func BenchmarkPendingCookie(b *testing.B) {
 	}
 }
 
-// BenchmarkLimitToken is what the limits add to one refresh: the
-// per-client and the per-grant bucket, kept in this process (docs/oauth.md
-// compares it with a count kept in PostgreSQL). The keys rotate through
-// 10,000 grants of 100 clients, so the LRU caches are exercised as under
-// many users.
+// BenchmarkLimitToken is what the limits add to one refresh: the check of
+// the (client, address) budget of failures and the per-grant bucket, kept
+// in this process (docs/oauth.md compares it with a count kept in
+// PostgreSQL). The keys rotate through 10,000 grants and 100,000 pairs of
+// one of 100 clients and an address, each pair having failed once, so the
+// LRU caches are exercised as under many users.
 func BenchmarkLimitToken(b *testing.B) {
 	s, err := New(Options{Issuer: "https://x.example/o", ResourceURL: "https://x.example/m", AuthURL: "https://x.example/a",
 		Providers: []string{"github"}, Secrets: []string{testSecret}, Store: newMemStore(),
 		Mint:             func(string, []string, string, float64, time.Time) (string, error) { return "", nil },
-		TokenPerMinute:   1 << 30,
+		FailedPerMinute:  1 << 30,
 		RefreshPerMinute: 1 << 30,
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
-	clients := make([]*Client, 100)
-	for i := range clients {
-		clients[i] = &Client{ID: fmt.Sprintf("https://host%d.example/client.json", i)}
+	budgets := make([]failures, 100_000)
+	for i := range budgets {
+		addr := fmt.Sprintf("10.%d.%d.%d", i>>16, i>>8&255, i&255)
+		budgets[i] = s.failuresOf(&Client{ID: fmt.Sprintf("https://host%d.example/client.json", i%100)}, addr)
+		budgets[i].spend()
 	}
 	grants := make([]string, 10_000)
 	for i := range grants {
@@ -73,7 +76,7 @@ func BenchmarkLimitToken(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		if s.limitClient(clients[i%len(clients)]) != nil || s.limitRefresh(grants[i%len(grants)]) != nil {
+		if budgets[i%len(budgets)].check() != nil || s.limitRefresh(grants[i%len(grants)]) != nil {
 			b.Fatal("limited")
 		}
 		i++

@@ -225,19 +225,32 @@ type cimdDocument struct {
 	// TokenEndpointAuthMethod is the method the client prefers (RFC 7591);
 	// TokenEndpointAuthMethodsSupported (OpenID Connect RP Metadata
 	// Choices) the ones it can use. ChatGPT prefers private_key_jwt and
-	// lists none among its choices.
+	// lists none among its choices; MCP's SEP-3149 makes the plural the
+	// one a document must carry and deprecates the singular.
 	TokenEndpointAuthMethod           string   `json:"token_endpoint_auth_method"`
 	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported"`
 	ApplicationType                   string   `json:"application_type"`
 }
 
-// public reports whether the client can be public: it names no method, or
-// "none" as its preference or among its choices (the server then chooses
-// none, the only method it supports, as it answers every registration).
-func (d *cimdDocument) public() bool {
-	m := d.TokenEndpointAuthMethod
-	return m == "none" || slices.Contains(d.TokenEndpointAuthMethodsSupported, "none") ||
-		(m == "" && len(d.TokenEndpointAuthMethodsSupported) == 0)
+// notPublic is why the document cannot be a public client, or "" when it
+// can. The plural, when the document lists any method there, decides
+// (RP Metadata Choices: it is what the client can use, whatever the
+// singular prefers), and "none" among them is enough: the server then
+// chooses none, the only method it supports, as it answers every
+// registration. Without it the singular decides: "none", or no method at
+// all (the implicit public client SEP-3149 deprecates, which documents
+// written for the drafts before it still are).
+func (d *cimdDocument) notPublic() string {
+	if len(d.TokenEndpointAuthMethodsSupported) > 0 {
+		if slices.Contains(d.TokenEndpointAuthMethodsSupported, "none") {
+			return ""
+		}
+		return `Only public clients are supported: token_endpoint_auth_methods_supported must include "none"`
+	}
+	if m := d.TokenEndpointAuthMethod; m != "" && m != "none" {
+		return `Only public clients (token_endpoint_auth_method "none") are supported`
+	}
+	return ""
 }
 
 func (f *cimdFetcher) fetch(ctx context.Context, id string) (*Client, time.Duration, error) {
@@ -271,8 +284,8 @@ func (f *cimdFetcher) fetch(ctx context.Context, id string) (*Client, time.Durat
 	if doc.ClientID == nil || *doc.ClientID != id {
 		return nil, 0, cimdInvalid("The client ID metadata document's client_id must equal its URL")
 	}
-	if !doc.public() {
-		return nil, 0, cimdInvalid("Only public clients (token_endpoint_auth_method \"none\") are supported")
+	if msg := doc.notPublic(); msg != "" {
+		return nil, 0, cimdInvalid(msg)
 	}
 	c, msg := newClient(id, doc.ClientName, doc.RedirectURIs, doc.ApplicationType)
 	if msg != "" {

@@ -144,3 +144,58 @@ func TestCacheTTL(t *testing.T) {
 		}
 	}
 }
+
+// TestCIMDAuthMethods: which token endpoint authentication methods make a
+// metadata document a public client. The plural
+// token_endpoint_auth_methods_supported, which SEP-3149 makes the one a
+// document carries, decides when it lists anything, and "none" among it
+// is enough; without it the singular decides, or nothing at all (the
+// implicit public client). Each document is checked at the token endpoint
+// (an accepted one reaches the code check), and a document with only the
+// plural goes through the whole flow.
+func TestCIMDAuthMethods(t *testing.T) {
+	const (
+		pluralRefused   = `{"error":"invalid_client","error_description":"Only public clients are supported: token_endpoint_auth_methods_supported must include \"none\""}`
+		singularRefused = `{"error":"invalid_client","error_description":"Only public clients (token_endpoint_auth_method \"none\") are supported"}`
+		accepted        = `{"error":"invalid_grant","error_description":"The authorization code is invalid, expired or already used"}`
+	)
+	cases := []struct {
+		name, methods string // the document's members, JSON
+		status        int
+		body          string
+	}{
+		{"plural only, none", `"token_endpoint_auth_methods_supported":["none"]`, 400, accepted},
+		{"plural only, none among others", `"token_endpoint_auth_methods_supported":["private_key_jwt","none"]`, 400, accepted},
+		{"plural only, without none", `"token_endpoint_auth_methods_supported":["private_key_jwt"]`, 401, pluralRefused},
+		{"plural only, a client secret", `"token_endpoint_auth_methods_supported":["client_secret_basic"]`, 401, pluralRefused},
+		{"plural with none, singular prefers another (ChatGPT)", `"token_endpoint_auth_method":"private_key_jwt","token_endpoint_auth_methods_supported":["none","private_key_jwt"]`, 400, accepted},
+		{"plural without none decides over the singular", `"token_endpoint_auth_method":"none","token_endpoint_auth_methods_supported":["private_key_jwt"]`, 401, pluralRefused},
+		{"both none", `"token_endpoint_auth_method":"none","token_endpoint_auth_methods_supported":["none"]`, 400, accepted},
+		{"an empty plural leaves the singular", `"token_endpoint_auth_method":"none","token_endpoint_auth_methods_supported":[]`, 400, accepted},
+		{"singular only, none", `"token_endpoint_auth_method":"none"`, 400, accepted},
+		{"singular only, another", `"token_endpoint_auth_method":"private_key_jwt"`, 401, singularRefused},
+		{"neither (implicit public client)", ``, 400, accepted},
+	}
+	host := newCIMDHost(t)
+	h := newHarness(t, func(o *Options) { o.AllowPrivateCIMD = true; o.CIMDTLS = host.tls() })
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := fmt.Sprintf("/methods-%d.json", i)
+			id := host.url(path)
+			members := `"client_id":"` + id + `","client_name":"Doc Client","redirect_uris":["` + testRedirect + `"]`
+			if tc.methods != "" {
+				members += "," + tc.methods
+			}
+			host.docs[path] = "{" + members + "}"
+			r := h.postForm(h.hc, h.issuer+"/token", url.Values{"grant_type": {"authorization_code"}, "code": {"made-up"}, "code_verifier": {testVerifier}, "client_id": {id}})
+			checkJSON(t, r, tc.status, tc.body)
+		})
+	}
+	t.Run("plural only, the whole flow", func(t *testing.T) {
+		id := host.url("/plural-only.json")
+		host.docs["/plural-only.json"] = `{"client_id":"` + id + `","client_name":"Doc Client","redirect_uris":["` + testRedirect + `"],"token_endpoint_auth_methods_supported":["none"]}`
+		if tk := decodeTokens(t, h.exchange(id, h.approve(id))); tk.AccessToken == "" {
+			t.Error("no access token")
+		}
+	})
+}

@@ -43,34 +43,14 @@ func (s *Server) consent(c echo.Context) error {
 		// authorization stays, so the real page still works.
 		return s.page(c, http.StatusForbidden, "This request was not sent from the consent page", "Pawtograder refused it to protect your account.", "If you were connecting an assistant, go back to its consent page and choose again.")
 	}
-	decision := r.PostForm.Get("decision")
-	approved := p.Scopes
-	switch {
-	case decision == "approve", decision == "deny":
-	case decision == "approve_read" && slices.Contains(p.Scopes, "mcp:write"):
-		// The person grants reading only: the code carries every
-		// requested scope but mcp:write.
-		approved = slices.DeleteFunc(slices.Clone(p.Scopes), func(s string) bool { return s == "mcp:write" })
-		decision = "approve"
-	default:
-		s.clearPending(c)
-		return s.page(c, http.StatusBadRequest, "Something went wrong", "Choose Approve or Deny.", "Start connecting again from your assistant.")
+	d, err := s.decide(r.Context(), p, r.PostForm.Get("decision"))
+	if err != nil {
+		s.log.ErrorContext(r.Context(), "oauth consent: reading the client's grants failed", "error", err.Error())
+		return s.unavailable(c)
 	}
-	var replaces []string
-	if decision == "approve" {
-		// A step-up is decided on what was asked for, not on what was
-		// approved: "Approve read only" on a step-up page still replaces
-		// the existing connection, with no less than it had. The look-up
-		// runs again here rather than trusting the page, and before the
-		// decision is recorded, so a failure leaves the page usable.
-		up, err := s.findStepUp(r.Context(), p)
-		if err != nil {
-			s.log.ErrorContext(r.Context(), "oauth consent: reading the client's grants failed", "error", err.Error())
-			return s.unavailable(c)
-		}
-		if up != nil {
-			approved, replaces = unionScopes(approved, up.Has), up.Replaces
-		}
+	if d == nil {
+		s.clearPending(c)
+		return s.page(c, http.StatusBadRequest, "Something went wrong", "Choose one of the consent page's buttons.", "Start connecting again from your assistant.")
 	}
 	// The cookie is sealed, not stored, so deleting it from this browser
 	// does not stop a copy being posted again: the decision is recorded
@@ -84,11 +64,70 @@ func (s *Server) consent(c echo.Context) error {
 	if !first {
 		return s.expired(c)
 	}
-	if decision == "deny" {
-		return s.redirectError(c, p.RedirectURI, p.State, codeAccessDenied, "The user denied the request")
+	if d.refusal != "" {
+		return s.redirectError(c, p.RedirectURI, p.State, codeAccessDenied, d.refusal)
 	}
+	return s.issueCode(c, p, d)
+}
+
+// The descriptions of the consent's refusals (RFC 6749 §4.1.2.1
+// access_denied, the resource owner's refusal): Deny, and keeping what a
+// step-up would have added to.
+const (
+	descDenied = "The user denied the request"
+	descKept   = "The user kept the access this client already has and added nothing; what it could do before still works"
+)
+
+// decision is what a posted choice grants: the code's scopes and the
+// grants it replaces, or, when refusal is set, access_denied with it.
+type decision struct {
+	scopes, replaces []string
+	refusal          string
+}
+
+// decide reads the posted choice; nil means no choice the page offers.
+// The step-up is looked up again here rather than trusting the page, and
+// before the decision is recorded, so a failure leaves the page usable.
+// On a step-up, Approve replaces the client's grants with one that also
+// holds what they had, and any choice that would add nothing ("keep", the
+// step-up page's other button, or "Approve read only" when reading is
+// all the client asked beyond what it has) leaves them untouched and
+// tells the client so, without a code: a code for what the client
+// already has would replace its grant for nothing, and a client that
+// asked for more because a call needed it (mcp-remote, the TypeScript
+// SDK) would retry that call with it, be refused again and open another
+// consent page.
+func (s *Server) decide(ctx context.Context, p *pending, choice string) (*decision, error) {
+	asked := p.Scopes
+	switch {
+	case choice == "deny":
+		return &decision{refusal: descDenied}, nil
+	case choice == "approve", choice == "keep":
+	case choice == "approve_read" && slices.Contains(p.Scopes, "mcp:write"):
+		asked = slices.DeleteFunc(slices.Clone(p.Scopes), func(s string) bool { return s == "mcp:write" })
+	default:
+		return nil, nil
+	}
+	up, err := s.findStepUp(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case up == nil && choice == "keep":
+		return nil, nil // a new connection has nothing to keep
+	case up == nil:
+		return &decision{scopes: asked}, nil
+	case choice == "keep", !slices.ContainsFunc(asked, func(sc string) bool { return !slices.Contains(up.Has, sc) }):
+		return &decision{refusal: descKept}, nil
+	}
+	return &decision{scopes: unionScopes(asked, up.Has), replaces: up.Replaces}, nil
+}
+
+// issueCode saves the code of an approval and sends the client to its
+// redirect URI with it.
+func (s *Server) issueCode(c echo.Context, p *pending, d *decision) error {
 	code := sealing.RandomToken(32)
-	err = s.opts.Store.SaveCode(r.Context(), Code{
+	err := s.opts.Store.SaveCode(c.Request().Context(), Code{
 		Hash:        hashToken(code),
 		TokenID:     uuid.NewString(),
 		ClientHash:  p.ClientHash,
@@ -96,13 +135,13 @@ func (s *Server) consent(c echo.Context) error {
 		RedirectURI: p.RedirectURI,
 		Challenge:   p.Challenge,
 		UserID:      p.UserID,
-		Scopes:      approved,
+		Scopes:      d.scopes,
 		Resource:    p.Resource,
 		ExpiresAt:   s.opts.Now().Add(s.opts.CodeTTL),
-		Replaces:    replaces,
+		Replaces:    d.replaces,
 	})
 	if err != nil {
-		s.log.ErrorContext(r.Context(), "oauth consent: saving the code failed", "error", err.Error())
+		s.log.ErrorContext(c.Request().Context(), "oauth consent: saving the code failed", "error", err.Error())
 		return s.redirectError(c, p.RedirectURI, p.State, codeServerError, "The authorization could not be saved; try again")
 	}
 	return s.redirectTo(c, p.RedirectURI, p.State, url.Values{"code": {code}})
@@ -200,19 +239,17 @@ func (s *Server) showConsent(c echo.Context, p *pending) error {
 		// The grant that replaces the existing one keeps what it had.
 		shown = unionScopes(p.Scopes, up.Has)
 	}
-	var scopes []string
-	for _, sc := range shown {
-		scopes = append(scopes, scopeDescriptions[sc])
-	}
 	data := struct {
 		Title, ClientName, Account, Lifetime, GrantName, Action, CSRF string
 		Return                                                        returnAddress
-		Scopes                                                        []string
-		// CanWrite offers "Approve read only" when mcp:write is asked for.
+		Scopes                                                        []scopeLine
+		// CanWrite offers "Approve read only" when mcp:write is asked for
+		// (a new connection only).
 		CanWrite bool
-		// StepUp says the client already has Has, and approving adds Adds.
-		StepUp    bool
-		Has, Adds string
+		// StepUp says the client already has Has, and approving adds Adds;
+		// its buttons are AddLabel and KeepLabel.
+		StepUp                         bool
+		Has, Adds, AddLabel, KeepLabel string
 	}{
 		Title:      "Connect " + p.ClientName,
 		ClientName: p.ClientName,
@@ -222,17 +259,41 @@ func (s *Server) showConsent(c echo.Context, p *pending) error {
 		GrantName:  GrantName(p.ClientName),
 		Action:     s.endpoint("/consent"),
 		CSRF:       s.csrfToken(p),
-		Scopes:     scopes,
+		Scopes:     scopeLines(shown),
 		CanWrite:   slices.Contains(p.Scopes, "mcp:write"),
 	}
 	if up != nil {
 		data.Title = "Add access for " + p.ClientName
 		data.StepUp, data.Has, data.Adds = true, accessPhrase(up.Has), accessPhrase(up.Adds)
+		data.AddLabel, data.KeepLabel = stepUpLabels(up)
 	}
 	if data.Account == "" {
 		data.Account = "user " + p.UserID
 	}
 	return s.render(c, http.StatusOK, "consent", data, origin(p.RedirectURI))
+}
+
+// stepUpLabels are the step-up page's two buttons, each saying what it
+// does: "Add write access" and "Keep read only" for a read grant asked
+// for mcp:write.
+func stepUpLabels(up *stepUp) (add, keep string) {
+	short := func(scopes []string) string {
+		var words []string
+		for _, sc := range scopes {
+			if w, ok := scopeShort[sc]; ok {
+				words = append(words, w)
+			} else {
+				words = append(words, sc)
+			}
+		}
+		return strings.Join(words, " and ")
+	}
+	add = "Add " + short(up.Adds) + " access"
+	keep = "Keep it as it is"
+	if len(up.Has) > 0 {
+		keep = "Keep " + short(up.Has) + " only"
+	}
+	return add, keep
 }
 
 // GrantName is the api_tokens name of a grant, as mcp-tokens lists it.

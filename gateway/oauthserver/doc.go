@@ -45,5 +45,7 @@
 // Every absolute URL is built from the configured issuer; Host and
 // X-Forwarded-* never are (X-Forwarded-For is read only for rate limiting,
 // by Echo's extractor, and only from configured trusted proxies). Rate
-// limits are token buckets per client address (ratelimit.go).
+// limits are token buckets per client address, per client and address
+// for token requests that find nothing, and per grant for refreshes
+// (ratelimit.go).
 package oauthserver

@@ -95,7 +95,8 @@ func setCORS(h http.Header, methods string) {
 // postPrologue is what every JSON endpoint a client calls with POST does
 // first (registration, token, revocation): CORS, the preflight, 405 for
 // other methods and, when limit is set, the per-address limit (token and
-// revocation requests are limited per client once the client is known).
+// revocation requests are limited per client and address once the client
+// is known, and only when they find nothing: failures).
 // done reports that the answer has been written, with err the write's
 // result.
 func (s *Server) postPrologue(c echo.Context, limit *limiter) (done bool, err error) {

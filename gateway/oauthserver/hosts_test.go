@@ -116,30 +116,6 @@ func TestRealHostRegistrations(t *testing.T) {
 	}
 }
 
-// TestCIMDAuthMethods: a document is a public client when it names no
-// method, or none as its preference or among its choices.
-func TestCIMDAuthMethods(t *testing.T) {
-	cases := map[string]bool{
-		`{}`:                                    true,
-		`{"token_endpoint_auth_method":"none"}`: true,
-		`{"token_endpoint_auth_method":""}`:     true,
-		`{"token_endpoint_auth_method":"private_key_jwt","token_endpoint_auth_methods_supported":["private_key_jwt","none"]}`: true,
-		`{"token_endpoint_auth_methods_supported":["none"]}`:                                                                  true,
-		`{"token_endpoint_auth_method":"private_key_jwt"}`:                                                                    false,
-		`{"token_endpoint_auth_method":"private_key_jwt","token_endpoint_auth_methods_supported":["private_key_jwt"]}`:        false,
-		`{"token_endpoint_auth_methods_supported":["client_secret_basic"]}`:                                                   false,
-	}
-	for doc, want := range cases {
-		var d cimdDocument
-		if err := json.Unmarshal([]byte(doc), &d); err != nil {
-			t.Fatalf("%s: %v", doc, err)
-		}
-		if got := d.public(); got != want {
-			t.Errorf("%s: public = %v, want %v", doc, got, want)
-		}
-	}
-}
-
 // TestOpenIDConfiguration: the OpenID form of the metadata is a valid
 // OpenID Provider Metadata document (OpenID Connect Discovery 1.0 §3):
 // every REQUIRED field present, issuer identical to the issuer it is

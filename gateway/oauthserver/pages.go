@@ -50,9 +50,30 @@ func (s *Server) page(c echo.Context, status int, title, text, hint string) erro
 }
 
 // scopeDescriptions say what each scope lets the client do, in plain words.
+// mcp:write's list of what may be written, and who sees it, is writeKinds.
 var scopeDescriptions = map[string]string{
 	"mcp:read":  "Read what you can see in Pawtograder's courses as an instructor or grader: assignments, submissions, test results, help requests and discussions (the MCP server's tools)",
-	"mcp:write": "Propose replies to help requests and discussion threads and help request status changes; nothing is written until you approve each one yourself on a Pawtograder page (choose “Approve read only” to grant reading alone)",
+	"mcp:write": "Propose changes in Pawtograder as you; nothing is written until you approve each one yourself on a Pawtograder page, which shows the change and who will see it. It may propose:",
+}
+
+// scopeLine is one scope on the consent page: what it allows and, for
+// mcp:write, the kinds of write.
+type scopeLine struct {
+	Text  string
+	Kinds []writeKind
+}
+
+// scopeLines are the consent page's lines for scopes.
+func scopeLines(scopes []string) []scopeLine {
+	var out []scopeLine
+	for _, sc := range scopes {
+		l := scopeLine{Text: scopeDescriptions[sc]}
+		if sc == "mcp:write" {
+			l.Kinds = writeKinds
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // scopeAccess names what each scope adds to a connection, in a few words
@@ -60,4 +81,11 @@ var scopeDescriptions = map[string]string{
 var scopeAccess = map[string]string{
 	"mcp:read":  "read access",
 	"mcp:write": "write access (proposals you approve on a page)",
+}
+
+// scopeShort is each scope in one word, for the step-up page's buttons
+// ("Add write access", "Keep read only").
+var scopeShort = map[string]string{
+	"mcp:read":  "read",
+	"mcp:write": "write",
 }

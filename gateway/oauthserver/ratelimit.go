@@ -11,8 +11,8 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// defaultLimiterKeys bounds how many keys (client addresses, clients or
-// grants) each limiter remembers. A key that has been quiet long enough
+// defaultLimiterKeys bounds how many keys (client addresses, pairs of a
+// client and an address, or grants) each limiter remembers. A key that has been quiet long enough
 // for its bucket to refill loses nothing by being forgotten, so evicting
 // the least recently seen key under a flood costs at most one fresh burst
 // for it, while refusing unseen keys would lock every newcomer out.
@@ -74,11 +74,30 @@ func (l *limiter) allow(key string) (ok bool, retryAfter time.Duration) {
 	return true, 0
 }
 
+// blocked reports, without recording anything, whether key's bucket is
+// empty, and if so how long until it holds a token again (at least one
+// second). An unseen key is not remembered: only events take memory.
+func (l *limiter) blocked(key string) (bool, time.Duration) {
+	if l == nil {
+		return false, 0
+	}
+	b, seen := l.keys.Get(key)
+	if !seen {
+		return false, 0
+	}
+	tokens := b.TokensAt(l.now())
+	if tokens >= 1 {
+		return false, 0
+	}
+	wait := time.Duration((1 - tokens) / float64(l.every) * float64(time.Second))
+	return true, max(wait, time.Second)
+}
+
 // The descriptions of the 429 answers, one per limit. They use only the
 // characters RFC 6749 §5.2 allows in error_description.
 const (
 	descTooManyAddress = "Too many requests from this address; try again in a minute"
-	descTooManyClient  = "Too many token requests from this client; try again after the delay in Retry-After"
+	descTooManyFailed  = "Too many invalid token requests for this client from this address; try again after the delay in Retry-After"
 	descTooManyRefresh = "Too many refreshes of this grant; try again after the delay in Retry-After"
 )
 
@@ -90,15 +109,51 @@ func tooMany(desc string, wait time.Duration) *Error {
 	return e
 }
 
-// limitClient counts one token or revocation request against client's
-// budget. It runs once the client is resolved and before the store is
-// asked anything, so a refused request costs no database round trip.
-func (s *Server) limitClient(client *Client) error {
-	if ok, wait := s.tokenLimit.allow(client.ID); !ok {
-		return tooMany(descTooManyClient, wait)
+// failures is the budget of token and revocation requests that find
+// nothing, for one client from one address. A client_id is public (it is
+// in every authorization URL, and a metadata document URL is the same for
+// every user of a host), so a budget per client alone would let anyone
+// spend it for all of that client's users; with the address in the key a
+// flood spends only its own address's budget, which the flooder cannot
+// choose (the connection's peer, or X-Forwarded-For only from
+// TrustedProxies). Requests that find their code, token or grant are
+// bounded by it instead: a code works once, a grant's refreshes have
+// their own bucket (limitRefresh), a grant is revoked once.
+type failures struct {
+	limit *limiter
+	key   string
+}
+
+// failuresOf is the budget of client's requests from addr (clientIP).
+// The client is keyed by its hash, so a key has a fixed size however
+// long the client_id (a metadata document URL may have 2,048
+// characters).
+func (s *Server) failuresOf(client *Client, addr string) failures {
+	return failures{limit: s.failLimit, key: hashToken(client.ID)[:32] + " " + addr}
+}
+
+// check refuses the request when the budget is spent. It runs before the
+// store is asked anything, so a refused request costs no database round
+// trip, and records nothing.
+func (f failures) check() error {
+	if blocked, wait := f.limit.blocked(f.key); blocked {
+		return tooMany(descTooManyFailed, wait)
 	}
 	return nil
 }
+
+// charge records one request that found nothing, when err, its refusal,
+// is the client's own mistake (400: a code or token unknown, expired,
+// used, of another client or not matching the request); never a server
+// fault or another limit's 429.
+func (f failures) charge(err error) {
+	if err != nil && asError(err).Status == http.StatusBadRequest {
+		f.spend()
+	}
+}
+
+// spend records one request that found nothing.
+func (f failures) spend() { f.limit.allow(f.key) }
 
 // limitRefresh counts one refresh against the grant (the refresh-token
 // family) tokenID, so one user's looping client cannot spend the budget

@@ -14,7 +14,10 @@ import (
 // access token (their jti is the grant's id) and every refresh token. A
 // token that is unknown, already revoked, or was issued to another client
 // gets the same 200 and revokes nothing (RFC 7009 §2.2: the client cannot act on
-// the difference, and an attacker learns nothing from it).
+// the difference, and an attacker learns nothing from it); such a request
+// is charged to the client's budget of failures from its address, as a
+// token request that finds nothing is (failures), while one that revokes
+// its grant does so once.
 func (s *Server) revoke(c echo.Context) error {
 	if done, err := s.postPrologue(c, nil); done {
 		return err
@@ -32,24 +35,36 @@ func (s *Server) revoke(c echo.Context) error {
 	if err != nil {
 		return s.writeError(c, err)
 	}
-	if err := s.limitClient(client); err != nil {
+	budget := s.failuresOf(client, s.clientIP(c.Request()))
+	if err := budget.check(); err != nil {
 		return s.writeError(c, err)
 	}
-	tokenID, err := s.grantOf(ctx, token, client)
+	revoked, err := s.revokeGrantOf(ctx, token, client)
 	if err != nil {
 		return s.writeError(c, err)
 	}
-	if tokenID != "" {
-		revoked, err := s.opts.Store.RevokeGrant(ctx, tokenID, client.ID, s.opts.Now())
-		if err != nil {
-			return s.writeError(c, errServer.withCause(err))
-		}
-		if revoked {
-			s.log.InfoContext(ctx, "oauth: grant revoked by its client", "token_id", tokenID)
-		}
+	if !revoked {
+		budget.spend()
 	}
 	setNoStore(c.Response().Header())
 	return c.NoContent(http.StatusOK)
+}
+
+// revokeGrantOf revokes the grant token belongs to when it is client's,
+// and reports whether it did.
+func (s *Server) revokeGrantOf(ctx context.Context, token string, client *Client) (bool, error) {
+	tokenID, err := s.grantOf(ctx, token, client)
+	if err != nil || tokenID == "" {
+		return false, err
+	}
+	revoked, err := s.opts.Store.RevokeGrant(ctx, tokenID, client.ID, s.opts.Now())
+	if err != nil {
+		return false, errServer.withCause(err)
+	}
+	if revoked {
+		s.log.InfoContext(ctx, "oauth: grant revoked by its client", "token_id", tokenID)
+	}
+	return revoked, nil
 }
 
 // grantOf finds the grant a token belongs to: for a refresh token only if

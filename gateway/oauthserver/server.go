@@ -24,7 +24,7 @@ const (
 	DefaultCIMDTimeout        = 5 * time.Second
 	DefaultRegisterPerMinute  = 20
 	DefaultAuthorizePerMinute = 60
-	DefaultTokenPerMinute     = 600
+	DefaultFailedPerMinute    = 600
 	DefaultRefreshPerMinute   = 10
 	maxFormBytes              = 16 << 10
 	maxStateLen               = 1024
@@ -73,13 +73,17 @@ type Options struct {
 	// Limits per minute and per replica, as token buckets that refill
 	// evenly and hold a minute's worth; 0 means the default, <0 no limit.
 	// Registration and authorization count per client address (a
-	// person's browser or machine); token and revocation requests per
-	// client (a host such as claude.ai sends every user's requests from a
-	// few shared addresses, so an address would make its users share one
-	// budget), and refreshes also per grant (one refresh-token family).
+	// person's browser or machine). Token and revocation requests that
+	// find nothing (an unknown, used or expired code, an unknown, revoked
+	// or another client's token) count per client and address together:
+	// a client_id is public, so a count per client alone could be spent
+	// by anyone for all its users, and a host such as claude.ai sends
+	// every user's requests from a few shared addresses, so a count per
+	// address alone would make its users share one budget. Refreshes that
+	// find their grant count per grant (one refresh-token family).
 	RegisterPerMinute  int
 	AuthorizePerMinute int
-	TokenPerMinute     int
+	FailedPerMinute    int
 	RefreshPerMinute   int
 
 	// AllowPrivateCIMD lets metadata documents live on private and
@@ -107,7 +111,7 @@ type Server struct {
 
 	registerLimit  *limiter
 	authorizeLimit *limiter
-	tokenLimit     *limiter // per client
+	failLimit      *limiter // token and revocation requests that find nothing, per (client, address)
 	refreshLimit   *limiter // per grant
 	extractIP      echo.IPExtractor
 }
@@ -151,7 +155,7 @@ func New(opts Options) (*Server, error) {
 	}
 	defN(&opts.RegisterPerMinute, DefaultRegisterPerMinute)
 	defN(&opts.AuthorizePerMinute, DefaultAuthorizePerMinute)
-	defN(&opts.TokenPerMinute, DefaultTokenPerMinute)
+	defN(&opts.FailedPerMinute, DefaultFailedPerMinute)
 	defN(&opts.RefreshPerMinute, DefaultRefreshPerMinute)
 	if opts.HTTPClient == nil {
 		opts.HTTPClient = &http.Client{Timeout: 10 * time.Second}
@@ -172,7 +176,7 @@ func New(opts Options) (*Server, error) {
 		cimd:           newCIMDFetcher(opts.CIMDTimeout, opts.AllowPrivateCIMD, opts.CIMDTLS, opts.Now),
 		registerLimit:  newLimiter(opts.RegisterPerMinute, opts.Now),
 		authorizeLimit: newLimiter(opts.AuthorizePerMinute, opts.Now),
-		tokenLimit:     newLimiter(opts.TokenPerMinute, opts.Now),
+		failLimit:      newLimiter(opts.FailedPerMinute, opts.Now),
 		refreshLimit:   newLimiter(opts.RefreshPerMinute, opts.Now),
 		extractIP:      newIPExtractor(opts.TrustedProxies),
 	}

@@ -20,11 +20,18 @@ import (
 // stepUpIntro is what the consent page says, before its details, when
 // Test Assistant holds a read grant of Alice's and asks for mcp:write.
 const stepUpIntro = `<h1>Give Test Assistant more access as you?</h1>
-<p>Test Assistant already has read access as you. Approving adds: write access (proposals you approve on a page).</p>
-<p class="muted">Deny leaves its read access as it is.</p>`
+<p>Test Assistant already has read access as you, and asks to add write access (proposals you approve on a page).</p>
+<p class="muted">“Keep read only” leaves its read access as it is and tells Test Assistant that nothing was added, so it goes on working with what it has.</p>`
 
 // stepUpLifetime is the step-up page's "For how long".
-const stepUpLifetime = `<dd>Until you revoke it, for at most 30 days. It replaces the existing connection “Test Assistant — connected with OAuth” in your MCP token list (the old entry shows as revoked), where you can revoke it at any time.</dd>`
+const stepUpLifetime = `<dd>Until you revoke it, for at most 30 days. Adding access replaces the existing connection “Test Assistant — connected with OAuth” in your MCP token list (the old entry shows as revoked); keeping it changes nothing there. You can revoke it there at any time.</dd>`
+
+// stepUpButtons are the step-up page's only choices: each does something
+// the other does not.
+const stepUpButtons = `<div class="actions">
+<button class="primary" type="submit" name="decision" value="approve">Add write access</button>
+<button class="secondary" type="submit" name="decision" value="keep">Keep read only</button>
+</div>`
 
 // newConnectionIntro is the consent page's heading for a new connection.
 const newConnectionIntro = `<h1>Allow Test Assistant to use Pawtograder as you?</h1>`
@@ -73,25 +80,35 @@ func (h *harness) tokensOf(clientID string, approved reply) (tokens, string) {
 // liveScopes lists the scopes of each live grant of Alice's for a client,
 // revoked says whether a grant is revoked. A client with a read grant
 // asks for mcp:write (as one does after a 403 insufficient_scope); the
-// consent page says what is added to which connection; every approval
-// leaves one live grant for the client, holding no less than before, and
-// the old grant's tokens stop working; Deny changes nothing.
+// consent page says what is added to which connection and offers only
+// "Add write access" and "Keep read only"; adding leaves one live grant
+// for the client, holding no less than before, and the old grant's
+// tokens stop working; keeping (and any other choice that would add
+// nothing) changes nothing, issues no code and tells the client with
+// access_denied, its old tokens still working.
 func checkStepUp(t *testing.T, newH func(t *testing.T) *harness, liveScopes func(h *harness, clientID string) [][]string, revoked func(h *harness, tokenID string) bool) {
 	cases := []struct {
 		name, scope, decision string
 		want                  [][]string
 		wantToken             string // the new token response's scope
+		refusal               string // instead: access_denied with this description
 	}{
-		{name: "approve", scope: "mcp:read mcp:write offline_access", decision: "approve",
+		{name: "add write access", scope: "mcp:read mcp:write offline_access", decision: "approve",
 			want: [][]string{{"mcp:read", "mcp:write"}}, wantToken: "mcp:read mcp:write"},
 		{name: "write asked alone", scope: "mcp:write", decision: "approve",
 			want: [][]string{{"mcp:read", "mcp:write"}}, wantToken: "mcp:read mcp:write"},
-		{name: "approve read only", scope: "mcp:read mcp:write offline_access", decision: "approve_read",
-			want: [][]string{{"mcp:read"}}, wantToken: "mcp:read"},
-		{name: "approve read only, write asked alone", scope: "mcp:write", decision: "approve_read",
-			want: [][]string{{"mcp:read"}}, wantToken: "mcp:read"},
-		{name: "deny", scope: "mcp:read mcp:write offline_access", decision: "deny",
-			want: [][]string{{"mcp:read"}}},
+		{name: "keep read only", scope: "mcp:read mcp:write offline_access", decision: "keep",
+			want: [][]string{{"mcp:read"}}, refusal: descKept},
+		{name: "keep read only, write asked alone", scope: "mcp:write", decision: "keep",
+			want: [][]string{{"mcp:read"}}, refusal: descKept},
+		// Not offered on a step-up page, but a page shown as a new
+		// connection may be posted once the client has a grant.
+		{name: "approve read only posted", scope: "mcp:read mcp:write offline_access", decision: "approve_read",
+			want: [][]string{{"mcp:read"}}, refusal: descKept},
+		{name: "approve read only posted, write asked alone", scope: "mcp:write", decision: "approve_read",
+			want: [][]string{{"mcp:read"}}, refusal: descKept},
+		{name: "deny posted", scope: "mcp:read mcp:write offline_access", decision: "deny",
+			want: [][]string{{"mcp:read"}}, refusal: descDenied},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -107,22 +124,27 @@ func checkStepUp(t *testing.T, newH func(t *testing.T) *harness, liveScopes func
 			if diff := cmp.Diff(stepUpIntro, consentIntro(t, page.body)); diff != "" {
 				t.Errorf("step-up consent page (-want +got):\n%s", diff)
 			}
-			for _, want := range []string{stepUpLifetime, `value="approve_read">Approve read only</button>`,
-				"<li>" + html.EscapeString(scopeDescriptions["mcp:read"]) + "</li><li>" + html.EscapeString(scopeDescriptions["mcp:write"]) + "</li>"} {
+			for _, want := range []string{stepUpLifetime, stepUpButtons, "<dt>With access added, it will be able to</dt>",
+				"<li>" + html.EscapeString(scopeDescriptions["mcp:read"]) + "</li><li>" + html.EscapeString(scopeDescriptions["mcp:write"]) + "<ul>"} {
 				if !strings.Contains(page.body, want) {
 					t.Errorf("the step-up page lacks %s:\n%s", want, page.body)
 				}
 			}
 
-			if tc.decision == "deny" {
-				if q := redirectParams(t, decided); q.Get("error") != "access_denied" {
-					t.Errorf("deny: %v", q)
+			if tc.refusal != "" {
+				want := url.Values{"error": {"access_denied"}, "error_description": {tc.refusal}, "state": {"xyz-state"}, "iss": {h.issuer}}
+				if diff := cmp.Diff(want, redirectParams(t, decided)); diff != "" {
+					t.Errorf("%s (-want +got):\n%s", tc.decision, diff)
 				}
 				if diff := cmp.Diff(tc.want, liveScopes(h, clientID)); diff != "" {
-					t.Errorf("grants after Deny (-want +got):\n%s", diff)
+					t.Errorf("grants after %s (-want +got):\n%s", tc.decision, diff)
 				}
 				if revoked(h, oldID) {
-					t.Error("Deny revoked the existing grant")
+					t.Errorf("%s revoked the existing grant", tc.decision)
+				}
+				// The client goes on with what it had: its tokens work.
+				if claims, err := mcpauth.VerifyAPIToken(testMCPSecret, old.AccessToken, h.srv.opts.Now()); err != nil || claims.TokenID != oldID {
+					t.Errorf("the old access token after %s: %+v %v", tc.decision, claims, err)
 				}
 				decodeTokens(t, h.refreshWith(clientID, old.RefreshToken, nil))
 				return
@@ -159,6 +181,10 @@ func checkStepUp(t *testing.T, newH func(t *testing.T) *harness, liveScopes func
 			if got := consentIntro(t, page.body); got != newConnectionIntro {
 				t.Errorf("%s: consent page %q, want %q", tc.name, got, newConnectionIntro)
 			}
+		}
+		// "keep" on a new connection keeps nothing: it is no choice there.
+		if _, r := h.connectWith(other, "mcp:read mcp:write", "keep"); r.status != http.StatusBadRequest || !strings.Contains(r.body, "Choose one of the consent page&#39;s buttons.") {
+			t.Errorf("keep posted on a new connection: %d %s", r.status, r.body)
 		}
 		_, approved = h.connectWith(other, "mcp:read mcp:write", "approve")
 		h.tokensOf(other, approved)

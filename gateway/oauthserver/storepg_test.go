@@ -49,7 +49,7 @@ func pgHarness(t *testing.T, env *gatewaytest.Env) (*harness, *PostgRESTStore) {
 	store := newPGStore(t, env)
 	h := newHarness(t, func(o *Options) {
 		o.Store = store
-		o.TokenPerMinute = -1
+		o.FailedPerMinute = -1
 		o.Now = time.Now
 	})
 	return h, store

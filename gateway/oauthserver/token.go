@@ -74,13 +74,13 @@ func (s *Server) token(c echo.Context) error {
 		h.Set("WWW-Authenticate", `Basic realm="oauth"`)
 		return s.writeError(c, oauthErr(http.StatusUnauthorized, codeInvalidClient, "Only public clients (token_endpoint_auth_method \"none\") are supported; send client_id in the body and no Authorization header"))
 	}
-	ctx := c.Request().Context()
+	ctx, addr := c.Request().Context(), s.clientIP(c.Request())
 	var res *tokenResponse
 	switch form.Get("grant_type") {
 	case "authorization_code":
-		res, err = s.redeemCode(ctx, form)
+		res, err = s.redeemCode(ctx, form, addr)
 	case "refresh_token":
-		res, err = s.refresh(ctx, form)
+		res, err = s.refresh(ctx, form, addr)
 	case "":
 		err = oauthErr(http.StatusBadRequest, codeInvalidRequest, "grant_type is required")
 	default:
@@ -119,9 +119,11 @@ func (s *Server) checkResource(form url.Values) error {
 // whatever the outcome; a code that was used already revokes the grant
 // its first use issued (OAuth 2.1 §4.1.3), in the same step. Should that
 // grant not exist yet (the first use is still being checked), it is
-// created revoked: either way a replayed code leaves no live grant.
-func (s *Server) redeemCode(ctx context.Context, form url.Values) (*tokenResponse, error) {
-	code, verifier, redirect := form.Get("code"), form.Get("code_verifier"), form.Get("redirect_uri")
+// created revoked: either way a replayed code leaves no live grant. A
+// redemption that finds no code it may use is charged to the client's
+// budget of failures from addr, the client's address (failures).
+func (s *Server) redeemCode(ctx context.Context, form url.Values, addr string) (*tokenResponse, error) {
+	code, verifier := form.Get("code"), form.Get("code_verifier")
 	switch {
 	case code == "":
 		return nil, oauthErr(http.StatusBadRequest, codeInvalidRequest, "code is required")
@@ -135,9 +137,19 @@ func (s *Server) redeemCode(ctx context.Context, form url.Values) (*tokenRespons
 	if err != nil {
 		return nil, err
 	}
-	if err := s.limitClient(client); err != nil {
+	budget := s.failuresOf(client, addr)
+	if err := budget.check(); err != nil {
 		return nil, err
 	}
+	res, err := s.exchangeCode(ctx, form, client, code)
+	budget.charge(err)
+	return res, err
+}
+
+// exchangeCode marks code used and, when it was this client's, unused,
+// unexpired and matches the request, creates its grant and the tokens.
+func (s *Server) exchangeCode(ctx context.Context, form url.Values, client *Client, code string) (*tokenResponse, error) {
+	redirect, verifier := form.Get("redirect_uri"), form.Get("code_verifier")
 	now := s.opts.Now()
 	stored, err := s.opts.Store.MarkCodeUsed(ctx, hashToken(code), now)
 	switch {
@@ -201,8 +213,12 @@ func (s *Server) redeemCode(ctx context.Context, form url.Values) (*tokenRespons
 // the connection). Once the replacement has been used, the old token is
 // reuse again. The rotation, the retry and the revocation on reuse are
 // one step of the store (Store.RotateRefresh), so concurrent refreshes of
-// one token are decided one after the other.
-func (s *Server) refresh(ctx context.Context, form url.Values) (*tokenResponse, error) {
+// one token are decided one after the other. A refresh refused for its
+// token (unknown, of another client, expired, revoked, reused) or its
+// scope is charged to the client's budget of failures from addr, the
+// client's address; one that finds its grant counts against the grant
+// (limitRefresh).
+func (s *Server) refresh(ctx context.Context, form url.Values, addr string) (*tokenResponse, error) {
 	rt := form.Get("refresh_token")
 	if rt == "" {
 		return nil, oauthErr(http.StatusBadRequest, codeInvalidRequest, "refresh_token is required")
@@ -214,9 +230,18 @@ func (s *Server) refresh(ctx context.Context, form url.Values) (*tokenResponse, 
 	if err != nil {
 		return nil, err
 	}
-	if err := s.limitClient(client); err != nil {
+	budget := s.failuresOf(client, addr)
+	if err := budget.check(); err != nil {
 		return nil, err
 	}
+	res, err := s.rotate(ctx, form, client, rt)
+	budget.charge(err)
+	return res, err
+}
+
+// rotate finds refresh token rt and, when it is client's, live and within
+// its grant's refresh budget, replaces it and mints an access token.
+func (s *Server) rotate(ctx context.Context, form url.Values, client *Client, rt string) (*tokenResponse, error) {
 	now := s.opts.Now()
 	hash := hashToken(rt)
 	stored, err := s.opts.Store.FindRefresh(ctx, hash)

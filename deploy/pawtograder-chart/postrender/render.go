@@ -534,7 +534,7 @@ func gatewayEnv(rel *release, s Settings) *yaml.Node {
 			from(k, secretRef(rel.edgeEnv, k, true))
 		}
 	}
-	extra := map[string]string{"GATEWAY_LOG_FORMAT": "json", "GATEWAY_SHUTDOWN_TIMEOUT": "20s"}
+	extra := map[string]string{"GATEWAY_LOG_FORMAT": "json", "GATEWAY_SHUTDOWN_TIMEOUT": defaultShutdownTimeout}
 	for k, v := range s.Env {
 		extra[k] = v
 	}
@@ -562,7 +562,7 @@ func gatewayObjects(rel *release, s Settings) []*yaml.Node {
 	}
 	selector := withComponent(get(kong, "spec", "selector", "matchLabels"))
 
-	pod := gatewayPod(get(kong, "spec", "template", "spec"), gatewayContainer(rel, s), selector)
+	pod := gatewayPod(get(kong, "spec", "template", "spec"), gatewayContainer(rel, s), selector, graceSeconds(s.shutdownTimeout()))
 	spec := mapping(
 		"revisionHistoryLimit", 3,
 		"strategy", mapping("type", "RollingUpdate", "rollingUpdate", mapping("maxUnavailable", 0, "maxSurge", 1)),
@@ -615,8 +615,9 @@ func gatewayObjects(rel *release, s Settings) []*yaml.Node {
 }
 
 // gatewayContainer is the gateway's container: the image, its ports, its
-// environment, probes on /readyz and /healthz, the resources of the
-// settings (or the worked example's) and a locked-down security context.
+// environment, probes on /readyz and /healthz, the preStop sleep
+// (shutdown.go), the resources of the settings (or the worked example's)
+// and a locked-down security context.
 func gatewayContainer(rel *release, s Settings) *yaml.Node {
 	resources := &s.Resources
 	if resources.Kind == 0 {
@@ -636,6 +637,7 @@ func gatewayContainer(rel *release, s Settings) *yaml.Node {
 		"env", gatewayEnv(rel, s),
 		"readinessProbe", probe("/readyz", 10, 3),
 		"livenessProbe", probe("/healthz", 20, 2),
+		"lifecycle", preStopSleep(),
 		"resources", clone(resources),
 		"securityContext", mapping(
 			"allowPrivilegeEscalation", false,
@@ -647,9 +649,10 @@ func gatewayContainer(rel *release, s Settings) *yaml.Node {
 
 // gatewayPod is the gateway's pod spec around container: Kong's service
 // account, pull secrets, priority and placement (the chart applies its
-// global values there), a non-root security context, a grace period for
-// the drain, and replicas spread over nodes.
-func gatewayPod(kongPod, container, selector *yaml.Node) *yaml.Node {
+// global values there), a non-root security context, grace seconds for
+// the preStop sleep and the drain (shutdown.go), and replicas spread over
+// nodes.
+func gatewayPod(kongPod, container, selector *yaml.Node, grace int) *yaml.Node {
 	pod := mapping()
 	for _, k := range []string{"serviceAccountName", "imagePullSecrets", "priorityClassName"} {
 		if v := get(kongPod, k); v != nil {
@@ -657,8 +660,7 @@ func gatewayPod(kongPod, container, selector *yaml.Node) *yaml.Node {
 		}
 	}
 	set(pod, "automountServiceAccountToken", scalar(false))
-	// GATEWAY_SHUTDOWN_TIMEOUT (20s) plus margin for the drain.
-	set(pod, "terminationGracePeriodSeconds", scalar(30))
+	set(pod, "terminationGracePeriodSeconds", scalar(grace))
 	set(pod, "securityContext", mapping(
 		"runAsNonRoot", true, "runAsUser", 65532, "runAsGroup", 65532,
 		"seccompProfile", mapping("type", "RuntimeDefault")))

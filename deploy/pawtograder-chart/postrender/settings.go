@@ -79,6 +79,9 @@ func LoadSettings(data []byte) (Settings, error) {
 	if s.WriteTools() && !s.OAuth {
 		errs = append(errs, errors.New("settings: env GATEWAY_WRITE_TOOLS is on, which needs oauth: true (the approval page's sign-in uses GATEWAY_OAUTH_SECRET and GoTrue's allow-list)"))
 	}
+	if err := checkShutdownTimeout(s.Env); err != nil {
+		errs = append(errs, err)
+	}
 	for name := range s.Env {
 		if !envName.MatchString(name) {
 			errs = append(errs, fmt.Errorf("settings: env name %q is not an environment variable name", name))

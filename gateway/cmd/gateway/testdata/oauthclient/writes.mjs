@@ -123,18 +123,20 @@ async function sdkCall(endpoint, token, name, args) {
 }
 
 // authorizeInBrowser is the person at an OAuth authorization URL: sign in
-// at the stand-in provider, then Approve on the consent page. It returns
-// the consent page's scope lines.
+// at the stand-in provider, then grant what is asked on the consent page
+// (its first button: Approve, or on a step-up page Add write access). It
+// returns the consent page's text.
 async function authorizeInBrowser(ctx, url, persona, redirectPrefix) {
   const page = await ctx.newPage();
   try {
     await page.goto(url);
     await pickPersona(page, persona);
-    await page.getByRole('button', { name: 'Approve', exact: true }).waitFor();
+    const grant = page.getByRole('button', { name: /^(Approve|Add write access)$/ });
+    await grant.waitFor();
     const text = await page.evaluate(() => document.body.innerText);
     await Promise.all([
       page.waitForURL((u) => u.href.startsWith(redirectPrefix)),
-      page.getByRole('button', { name: 'Approve', exact: true }).click(),
+      grant.click(),
     ]);
     return { readOnlyOffered: await page.getByRole('button', { name: 'Approve read only' }).count().catch(() => 0), text };
   } finally {
