@@ -608,3 +608,19 @@ func TestRecipeWarnsOfDefaultProviders(t *testing.T) {
 		t.Errorf("no warning naming GATEWAY_OAUTH_PROVIDERS in:\n%s", logged())
 	}
 }
+
+// TestCLIComposeNeedsOnlyItsEnvFile: the Supabase CLI recipe runs as its
+// quick start writes it, with nothing exported: the example env file,
+// its keys filled in, is all compose needs, the stack's network included.
+func TestCLIComposeNeedsOnlyItsEnvFile(t *testing.T) {
+	vals := testValues(t)
+	vars := map[string]string{}
+	for k, v := range readEnvFile(t, "supabase-cli/gateway.env.example") {
+		vars[k] = fill(k, v, vals)
+	}
+	composeRecipe(t, "supabase-cli/compose.yaml", vars) // fails on a variable compose would refuse
+	name := interpolate(t, dig(t, load(t, "supabase-cli/compose.yaml"), "networks", "supabase", "name").(string), vars)
+	if name != "supabase_network_pawtograder-platform" {
+		t.Errorf("network %q, want the platform's stack, supabase_network_pawtograder-platform", name)
+	}
+}

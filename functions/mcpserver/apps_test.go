@@ -339,8 +339,8 @@ func TestAppsModernListsMatch(t *testing.T) {
 			t.Errorf("tool %d differs beyond _meta (-plain +apps):\n%s", i, diff)
 		}
 	}
-	if withUI != 8 {
-		t.Errorf("%d tools with _meta.ui, want 8", withUI)
+	if want := viewToolCount(); withUI != want {
+		t.Errorf("%d tools with _meta.ui, want %d", withUI, want)
 	}
 	want := bytes.Replace(s.discoverResult, []byte(`"capabilities":{"tools":{}}`),
 		[]byte(`"capabilities":{"tools":{},"resources":{},"extensions":{"io.modelcontextprotocol/ui":{}}}`), 1)
@@ -413,6 +413,7 @@ func TestToolsListWithUIMeta(t *testing.T) {
 		"get_submissions_for_student": ui("ui://pawtograder/assignment"),
 		"get_help_queue_overview":     ui("ui://pawtograder/help-queues"),
 		"get_grading_progress":        ui("ui://pawtograder/grading-progress"),
+		"get_regrade_request":         ui("ui://pawtograder/regrade-request"),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("_meta per tool (-want +got):\n%s", diff)
@@ -471,4 +472,13 @@ func FuzzAppsRequest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// viewToolCount is how many tools a view renders (views.All).
+func viewToolCount() int {
+	n := 0
+	for _, v := range views.All() {
+		n += len(v.Tools)
+	}
+	return n
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/skills"
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/views"
 )
 
 // Client capabilities declaring the Skills extension, alone and with MCP
@@ -154,7 +155,11 @@ func TestSkillsNegotiation(t *testing.T) {
 
 // viewURIs are the MCP Apps views' URIs in resources/list order.
 func viewURIs() []string {
-	return []string{"ui://pawtograder/submission-review", "ui://pawtograder/help-request", "ui://pawtograder/assignment", "ui://pawtograder/help-queues", "ui://pawtograder/grading-progress"}
+	var uris []string
+	for _, v := range views.All() {
+		uris = append(uris, v.URI)
+	}
+	return uris
 }
 
 // TestSkillsGolden pins the 2026-07-28 answers of the extension with the
@@ -249,8 +254,10 @@ func errCode(a rpcAnswer) int {
 // at each revision that serves skills, for each kind of caller: every
 // tool a skill calls or names is in that revision's tools/list for that
 // caller, every argument it gives is in the tool's inputSchema, and every
-// other name in inline code is such a tool or argument. The skills are
-// read as the client reads them (listed, then resources/read).
+// other name in inline code is such a tool, such an argument, or a field
+// of a called tool's result (a property anywhere in its outputSchema, such
+// as get_help_request's instructors_only). The skills are read as the
+// client reads them (listed, then resources/read).
 func TestSkillsNameOnlyListedTools(t *testing.T) {
 	on, _ := newWriteEnv(t)
 	off := newTestEnv(t, nil)
@@ -264,7 +271,8 @@ func TestSkillsNameOnlyListedTools(t *testing.T) {
 			t.Run(version+"/"+c.name, func(t *testing.T) {
 				caps := capsSkills
 				_, tl := skillReq{version, caps, "tools/list", ""}.send(t, c.env, c.auth)
-				props := map[string][]string{} // tool → input properties
+				props := map[string][]string{}  // tool → input properties
+				fields := map[string][]string{} // tool → its result's property names
 				for _, v := range tl.Result["tools"].([]any) {
 					tool := v.(map[string]any)
 					schema, _ := tool["inputSchema"].(map[string]any)
@@ -274,6 +282,7 @@ func TestSkillsNameOnlyListedTools(t *testing.T) {
 						names = append(names, k)
 					}
 					props[tool["name"].(string)] = names
+					fields[tool["name"].(string)] = schemaPropertyNames(tool["outputSchema"], nil)
 				}
 				listMethod, key := "resources/list", "resources"
 				if version == versionModern {
@@ -294,16 +303,37 @@ func TestSkillsNameOnlyListedTools(t *testing.T) {
 						t.Fatalf("%s: %d contents\n%s", uri, len(contents), read.raw)
 					}
 					text, _ := contents[0].(map[string]any)["text"].(string)
-					checkMentions(t, uri, skills.Mentioned(text), props)
+					checkMentions(t, uri, skills.Mentioned(text), props, fields)
 				}
 			})
 		}
 	}
 }
 
+// schemaPropertyNames appends every property name anywhere in a JSON
+// Schema (nested objects, items, anyOf, $defs) to names.
+func schemaPropertyNames(schema any, names []string) []string {
+	switch x := schema.(type) {
+	case map[string]any:
+		if p, ok := x["properties"].(map[string]any); ok {
+			for k := range p {
+				names = append(names, k)
+			}
+		}
+		for _, v := range x {
+			names = schemaPropertyNames(v, names)
+		}
+	case []any:
+		for _, v := range x {
+			names = schemaPropertyNames(v, names)
+		}
+	}
+	return names
+}
+
 // checkMentions holds one skill's mentions against props (tool → input
-// properties).
-func checkMentions(t *testing.T, uri string, m skills.Mentions, props map[string][]string) {
+// properties) and fields (tool → its result's property names).
+func checkMentions(t *testing.T, uri string, m skills.Mentions, props, fields map[string][]string) {
 	t.Helper()
 	if len(m.Calls) == 0 {
 		t.Errorf("%s calls no tool", uri)
@@ -328,10 +358,10 @@ func checkMentions(t *testing.T, uri string, m skills.Mentions, props map[string
 		}
 		found := false
 		for tool := range called {
-			found = found || slices.Contains(props[tool], w)
+			found = found || slices.Contains(props[tool], w) || slices.Contains(fields[tool], w)
 		}
 		if !found {
-			t.Errorf("%s names %q, neither a tool this revision's tools/list lists for the caller nor an argument of a tool it calls", uri, w)
+			t.Errorf("%s names %q, neither a tool this revision's tools/list lists for the caller nor an argument or result field of a tool it calls", uri, w)
 		}
 	}
 }

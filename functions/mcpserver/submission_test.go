@@ -51,16 +51,17 @@ type submission struct {
 	NegativeCases []submissionCase `json:"negative_test_cases"`
 }
 
-// writeEffects says, per write tool, what its approved write does to
-// existing data: the premise of its destructiveHint. A write tool missing
-// here fails TestChatGPTSubmission.
+// writeEffects says, per write tool, what its approved write does: the
+// premise of its destructiveHint, true for every write tool
+// (docs/directories.md, "destructiveHint"). A write tool missing here fails
+// TestChatGPTSubmission.
 var writeEffects = map[string]string{
-	"reply_to_help_request":      "false: once approved, it adds a message to the request's chat; nothing existing is changed or removed.",
-	"reply_to_discussion_thread": "false: once approved, it adds a reply to the thread; nothing existing is changed or removed.",
-	"comment_on_regrade_request": "false: once approved, it adds a comment to the regrade request's conversation; nothing existing is changed or removed.",
-	"add_rubric_comment":         "false: once approved, it adds a rubric comment to the review (whose total Pawtograder then recomputes); no existing comment is changed or removed.",
-	"set_help_request_status":    "true: once approved, it replaces the request's status and its assignee or resolver.",
-	"decide_regrade_request":     "true: once approved, it replaces the disputed rubric check's points and the request's status, and the review's total with them.",
+	"reply_to_help_request":      "true: once approved, it posts a message in the request's chat that the student can read at once, which cannot be taken back; the call itself only proposes it.",
+	"reply_to_discussion_thread": "true: once approved, it posts a reply the class can read at once, which cannot be taken back; the call itself only proposes it.",
+	"comment_on_regrade_request": "true: once approved, it posts a comment in the regrade conversation that the student can read at once, which cannot be taken back; the call itself only proposes it.",
+	"add_rubric_comment":         "true: once approved, it applies a rubric check to the submission, which changes the review's total, a grade the student may see at once; the call itself only proposes it.",
+	"set_help_request_status":    "true: once approved, it replaces the request's status and its assignee or resolver; the call itself only proposes it.",
+	"decide_regrade_request":     "true: once approved, it replaces the disputed rubric check's points and the request's status, and the review's total with them, and posts the reason to the student; the call itself only proposes it.",
 }
 
 // hintJustifications derives each hint's justification from what the tool

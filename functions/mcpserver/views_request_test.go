@@ -12,7 +12,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/views"
 )
 
-// TestViewsIndependentOfRequest reads every view (all five, pinned below)
+// TestViewsIndependentOfRequest reads every view (all six, pinned below)
 // through resources/read for two users with different tokens, request ids,
 // JSON-RPC ids and revisions, and at 2026-07-28: the contents are the same
 // bytes each time, and no identifier of the caller or the request, no UUID,
@@ -77,7 +77,7 @@ func TestViewsIndependentOfRequest(t *testing.T) {
 	}
 	want := []string{
 		"ui://pawtograder/submission-review", "ui://pawtograder/help-request", "ui://pawtograder/assignment",
-		"ui://pawtograder/help-queues", "ui://pawtograder/grading-progress",
+		"ui://pawtograder/help-queues", "ui://pawtograder/grading-progress", "ui://pawtograder/regrade-request",
 	}
 	if diff := cmp.Diff(want, covered); diff != "" {
 		t.Errorf("views read (-want +got):\n%s", diff)

@@ -196,6 +196,20 @@ type Config struct {
 // process environment.
 func FromEnvironment() (Config, error) { return Load(os.Getenv) }
 
+// ListenAddrFromEnvironment is LoadListenAddr(os.Getenv).
+func ListenAddrFromEnvironment() (string, error) { return LoadListenAddr(os.Getenv) }
+
+// LoadListenAddr parses only GATEWAY_LISTEN_ADDR (default :9000), as Load
+// does: what `gateway healthcheck` needs to find the local listener. A
+// container's health check runs with the serving process's environment,
+// but a person trying it by hand need not set the rest of the
+// configuration first.
+func LoadListenAddr(getenv func(string) string) (string, error) {
+	p := parser{getenv: getenv}
+	addr := p.addr("GATEWAY_LISTEN_ADDR", DefaultListenAddr)
+	return addr, errors.Join(p.errs...)
+}
+
 // Load parses the environment through getenv and returns every problem at
 // once, joined, each naming its variable and the expected form.
 func Load(getenv func(string) string) (Config, error) {

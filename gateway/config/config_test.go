@@ -336,3 +336,28 @@ func FuzzParseSize(f *testing.F) {
 		}
 	})
 }
+
+// TestLoadListenAddr: the healthcheck's one setting parses as Load parses
+// it, and nothing else is read.
+func TestLoadListenAddr(t *testing.T) {
+	read := map[string]bool{}
+	for _, tt := range []struct{ value, want, err string }{
+		{"", ":9000", ""},
+		{"127.0.0.1:8080", "127.0.0.1:8080", ""},
+		{"9000", "", `GATEWAY_LISTEN_ADDR must be host:port or :port, e.g. :9000 (got "9000")`},
+	} {
+		got, err := LoadListenAddr(func(name string) string {
+			read[name] = true
+			if name == "GATEWAY_LISTEN_ADDR" {
+				return tt.value
+			}
+			return ""
+		})
+		if (err == nil) != (tt.err == "") || (err != nil && err.Error() != tt.err) || (tt.err == "" && got != tt.want) {
+			t.Errorf("GATEWAY_LISTEN_ADDR=%q: %q, %v; want %q, %q", tt.value, got, err, tt.want, tt.err)
+		}
+	}
+	if len(read) != 1 {
+		t.Errorf("read %v, want only GATEWAY_LISTEN_ADDR", read)
+	}
+}

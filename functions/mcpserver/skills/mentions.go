@@ -9,9 +9,10 @@ import (
 // The skills write a tool call as inline code, the tool's name followed by
 // the arguments it is given in braces: `get_test_output {submission_id,
 // class_id, test_name}`, with a value where the skill suggests one:
-// `glob_pattern: "**/*.java"`. A name alone in inline code is a tool or an
-// argument. Mentions reads these back so tests can hold every one against
-// the catalogue and the seeded stack.
+// `glob_pattern: "**/*.java"`. A name alone in inline code is a tool, an
+// argument or a field of a tool's result, and so is a name given a value
+// (`status: "open"`, `student_authored: true`). Mentions reads these back
+// so tests can hold every one against the catalogue and the seeded stack.
 
 // Call is one tool call a skill writes: the tool and the arguments it
 // names, in order.
@@ -24,8 +25,9 @@ type Call struct {
 type Mentions struct {
 	// Calls are the tool calls, in order of appearance.
 	Calls []Call
-	// Words are the other snake_case names in inline code, each once:
-	// tools or arguments named on their own.
+	// Words are the other names in inline code, each once: tools,
+	// arguments or result fields named on their own (snake_case), or given
+	// a value (`name: value`).
 	Words []string
 	// ToolLike are the words anywhere in the text shaped like a tool name
 	// (a verb such as get_ or list_ and more), each once.
@@ -38,6 +40,7 @@ var (
 	inlineCode = regexp.MustCompile("`([^`\n]+)`")
 	callShape  = regexp.MustCompile(`^([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?: \{([^}]*)\})?$`)
 	argShape   = regexp.MustCompile(`^([a-z][a-z0-9]*(?:_[a-z0-9]+)*)(?:: .*)?$`)
+	valueShape = regexp.MustCompile(`^([a-z][a-z0-9]*(?:_[a-z0-9]+)*): \S`)
 	toolShape  = regexp.MustCompile(`\b(?:get|list|search|reply|set|comment|decide|add|create|update|delete)_[a-z0-9_]*[a-z0-9]\b`)
 	globValue  = regexp.MustCompile(`glob_pattern: "([^"]*)"`)
 )
@@ -51,6 +54,9 @@ func Mentioned(text string) Mentions {
 		c := callShape.FindStringSubmatch(span[1])
 		switch {
 		case c == nil:
+			if v := valueShape.FindStringSubmatch(span[1]); v != nil {
+				m.Words = appendOnce(m.Words, v[1])
+			}
 			continue
 		case strings.Contains(span[1], "{"):
 			call := Call{Tool: c[1]}

@@ -122,11 +122,11 @@ func TestParseRefuses(t *testing.T) {
 func TestMentioned(t *testing.T) {
 	text := "Call `get_submission_files {submission_id, class_id, glob_pattern: \"**/*.java\"}`,\n" +
 		"then `get_rubric` with `assignment_id`; get_assignment is prose.\n" +
-		"Not a name: `*.java`, `status: \"open\"`.\n"
+		"Not a name: `*.java`; a name with a value: `status: \"open\"`, `student_authored: true`.\n"
 	got := Mentioned(text)
 	want := Mentions{
 		Calls:    []Call{{Tool: "get_submission_files", Args: []string{"submission_id", "class_id", "glob_pattern"}}},
-		Words:    []string{"get_rubric", "assignment_id"},
+		Words:    []string{"get_rubric", "assignment_id", "status", "student_authored"},
 		ToolLike: []string{"get_submission_files", "get_rubric", "get_assignment"},
 		Globs:    []string{"**/*.java"},
 	}

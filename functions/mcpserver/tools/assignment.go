@@ -19,7 +19,8 @@ var getAssignmentTool = Tool{
 		},
 		"required": ["assignment_id", "class_id"]
 	}`),
-	Scope: ScopeRead,
+	Result: getAssignmentSchema,
+	Scope:  ScopeRead,
 	Handler: func(ctx context.Context, c *Call) (any, error) {
 		return c.assignmentRecord(ctx, arg(c.Args, "assignment_id"), arg(c.Args, "class_id")), nil
 	},

@@ -33,19 +33,26 @@ func TestScoreFilterBoundaries(t *testing.T) {
 	}
 }
 
-// TestLimitBoundaries: every staff tool's limit takes its minimum and
-// its maximum, and a value past either is answered as that bound (the
+// TestLimitBoundaries: every tool's limit that declares a maximum (its
+// limit case, toolcases_test.go) takes its minimum and its maximum, and a value past either is answered as that bound (the
 // tools clamp, as their descriptions say: "at most 100").
 func TestLimitBoundaries(t *testing.T) {
-	tools := []struct {
+	type limitCall struct {
 		name, args string
 		max        int
-	}{
-		{"search_submissions", `{"assignment_id":1,"class_id":1`, 100},
-		{"list_regrade_requests", `{"class_id":1`, 100},
-		{"get_help_queue_overview", `{"class_id":1`, 100},
-		{"get_student_overview", fmt.Sprintf(`{"class_id":1,"student_profile_id":%q`, pubID(1, 3)), 20},
-		{"list_student_submissions", fmt.Sprintf(`{"class_id":1,"student_profile_id":%q`, pubID(1, 3)), 50},
+	}
+	var tools []limitCall
+	for _, tool := range readTools() {
+		c := casesByTool[tool.Name].limit
+		if !hasLimitMaximum(tool) || c == nil {
+			continue
+		}
+		props, _ := tool.InputSchema.Object("properties")
+		limit, _ := props.Object("limit")
+		if declared, _ := limit.Number("maximum"); int(declared) != c.max {
+			t.Errorf("%s: limit case's maximum %d, the schema declares %v", tool.Name, c.max, declared)
+		}
+		tools = append(tools, limitCall{tool.Name, c.args, c.max})
 	}
 	db, _ := clientFor(t, userAlice)
 	at := time.Now() // ages in the answers must not tick between two calls

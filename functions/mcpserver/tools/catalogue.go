@@ -1,8 +1,9 @@
 package tools
 
-// catalogue lists every tool in the order tools/list reports them (the
-// original's order). Adding a tool is one file with its declaration plus
-// one line here.
+// catalogue lists every read tool in the order tools/list reports them:
+// the original's, in its order, then those it lacks. Adding a read tool is
+// one file with its declaration (and a test file with its cases,
+// toolcases_test.go) plus one line here; New checks the declaration.
 func catalogue() []*Tool {
 	return []*Tool{
 		&getHelpRequestTool,
@@ -29,6 +30,7 @@ func catalogue() []*Tool {
 		&getGradingProgressTool,
 		&getHelpQueueOverviewTool,
 		&getStudentOverviewTool,
+		&getRegradeRequestTool,
 	}
 }
 

@@ -100,3 +100,22 @@ func TestNamesFollowTheCatalogue(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryWriteToolIsDestructive holds the one decision on destructiveHint
+// (docs/directories.md): every write tool is annotated destructive, and no
+// read tool is.
+func TestEveryWriteToolIsDestructive(t *testing.T) {
+	writes := 0
+	for _, tool := range New(Options{Approvals: &fakeApprovals{}}).Tools() {
+		got := tool.Annotations().Value("destructiveHint")
+		if got != tool.Write {
+			t.Errorf("%s: destructiveHint %v, want %v", tool.Name, got, tool.Write)
+		}
+		if tool.Write {
+			writes++
+		}
+	}
+	if writes == 0 {
+		t.Fatal("no write tools in the catalogue")
+	}
+}

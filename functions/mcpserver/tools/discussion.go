@@ -35,6 +35,7 @@ var getDiscussionThreadTool = Tool{
 		},
 		"required": ["thread_id", "class_id"]
 	}`),
+	Result:  getDiscussionThreadSchema,
 	Scope:   ScopeRead,
 	Handler: getDiscussionThread,
 }
@@ -56,6 +57,7 @@ var searchDiscussionThreadsTool = Tool{
 		},
 		"required": ["class_id"]
 	}`),
+	Result:  searchDiscussionThreadsSchema,
 	Scope:   ScopeRead,
 	Handler: searchDiscussionThreads,
 }

@@ -101,6 +101,8 @@ const sqlGradingProgress = `WITH a AS (SELECT * FROM public.assignments WHERE id
   people AS (SELECT private_profile_id AS id FROM public.user_roles WHERE class_id = $2 AND role = 'grader' AND NOT disabled
              UNION SELECT assignee_profile_id FROM ra),
   graders AS (SELECT GRADERID AS profile_id, GRADERNAME AS name,
+                     EXISTS (SELECT 1 FROM public.user_roles me WHERE me.class_id = $2 AND me.user_id = $3
+                             AND pp.id IN (me.private_profile_id, me.public_profile_id)) AS is_caller,
                      (SELECT count(*) FROM ra WHERE ra.assignee_profile_id = pp.id) AS assigned,
                      (SELECT count(*) FROM ra WHERE ra.assignee_profile_id = pp.id AND ra.completed_at IS NOT NULL) AS completed,
                      (SELECT count(*) FROM ra WHERE ra.assignee_profile_id = pp.id AND ra.completed_at IS NULL) AS pending,
@@ -127,7 +129,7 @@ func TestExpectGetGradingProgress(t *testing.T) {
 			assignment, class int
 		}{{userAlice, 1, 1}, {userAlice, 2, 1}, {userAlice, 4, 1}, {userBea, 5, 2}} {
 			args := fmt.Sprintf(`{"assignment_id":%d,"class_id":%d}`, c.assignment, c.class)
-			want := seedJSON(t, q, c.assignment, c.class)
+			want := seedJSON(t, q, c.assignment, c.class, c.user)
 			expectEqual(t, "get_grading_progress"+args, want, toolJSON(t, nil, c.user, "get_grading_progress", args))
 		}
 	})
@@ -139,13 +141,15 @@ func TestExpectGetGradingProgress(t *testing.T) {
 		expectEqual(t, "submissions", map[string]any{"active": 3.0, "graded": 2.0, "ungraded": 1.0, "released": 1.0}, field(got, "submissions"))
 		expectEqual(t, "review assignments", map[string]any{"total": 4.0, "completed": 2.0, "pending": 2.0}, field(got, "review_assignments"))
 		expectEqual(t, "graders", []any{"Busy Beaver", "Sleepy Sloth", "Wise Owl"}, pluck(field(got, "graders"), "name"))
+		// Alice is Wise Owl: the caller's own row is marked.
+		expectEqual(t, "is_caller", []any{false, false, true}, pluck(field(got, "graders"), "is_caller"))
 		expectEqual(t, "regrades", map[string]any{"open": 2.0, "resolved_or_closed": 2.0, "opened": 1.0, "escalated": 1.0, "resolved": 1.0, "closed": 1.0},
 			field(got, "regrade_requests"))
 	})
 	t.Run("a grader sees only their own review assignments", func(t *testing.T) {
 		got := toolJSON(t, nil, userGary, "get_grading_progress", `{"assignment_id":1,"class_id":1}`)
 		expectEqual(t, "review assignments", map[string]any{"total": 2.0, "completed": 1.0, "pending": 1.0}, field(got, "review_assignments"))
-		expectEqual(t, "graders", []any{map[string]any{"profile_id": pubID(1, 2), "name": "Busy Beaver", "assigned": 2.0, "completed": 1.0,
+		expectEqual(t, "graders", []any{map[string]any{"profile_id": pubID(1, 2), "name": "Busy Beaver", "is_caller": true, "assigned": 2.0, "completed": 1.0,
 			"pending": 1.0, "earliest_pending_due_date": "2026-01-25T04:59:00+00:00"}}, field(got, "graders"))
 	})
 	t.Run("null unless staff of the class", func(t *testing.T) {

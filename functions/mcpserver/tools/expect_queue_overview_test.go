@@ -19,6 +19,8 @@ const sqlQueueOverview = `SELECT json_build_object('class_id', $2::bigint, 'trun
     'requests', coalesce((SELECT json_agg(json_build_object('id', r.id, 'status', r.status, 'request', r.request, 'is_private', r.is_private,
         'created_at', r.created_at, 'age_seconds', floor(extract(epoch FROM $1::timestamptz - r.created_at)),
         'assignee_profile_id', ASSIGNEEID, 'assignee_name', ASSIGNEENAME,
+        'assignee_is_caller', EXISTS (SELECT 1 FROM public.user_roles me WHERE me.class_id = r.class_id AND me.user_id = $3
+                                      AND r.assignee IN (me.private_profile_id, me.public_profile_id)),
         'assignment', (SELECT json_build_object('id', a.id, 'title', a.title) FROM public.submissions s JOIN public.assignments a ON a.id = s.assignment_id
                         WHERE s.id = r.referenced_submission_id),
         'students', (SELECT count(*) FROM public.help_request_students s WHERE s.help_request_id = r.id))
@@ -33,7 +35,7 @@ func TestExpectGetHelpQueueOverview(t *testing.T) {
 			user  string
 			class int
 		}{{userAlice, 1}, {userGary, 1}, {userBea, 2}} {
-			want := seedJSON(t, q, gradingNow, c.class)
+			want := seedJSON(t, q, gradingNow, c.class, c.user)
 			got := toolJSON(t, gradingRegistry(), c.user, "get_help_queue_overview", fmt.Sprintf(`{"class_id":%d}`, c.class))
 			expectEqual(t, fmt.Sprintf("class %d as %s", c.class, c.user), want, got)
 		}
@@ -54,6 +56,9 @@ func TestExpectGetHelpQueueOverview(t *testing.T) {
 		expectEqual(t, "counts", map[string]any{"open": 2.0, "in_progress": 1.0, "students_waiting": 2.0}, pick(got, "open", "in_progress", "students_waiting"))
 		expectEqual(t, "request ids", nums(1, 2, 5), pluck(field(got, "requests"), "id"))
 		expectEqual(t, "assignees", []any{nil, "Busy Beaver", nil}, pluck(field(got, "requests"), "assignee_name"))
+		expectEqual(t, "Alice is no assignee", []any{false, false, false}, pluck(field(got, "requests"), "assignee_is_caller"))
+		gary := queueOf(toolJSON(t, gradingRegistry(), userGary, "get_help_queue_overview", `{"class_id":1}`), 1)
+		expectEqual(t, "Gary is request 2's assignee", []any{false, true, false}, pluck(field(gary, "requests"), "assignee_is_caller"))
 		expectEqual(t, "students", nums(1, 1, 2), pluck(field(got, "requests"), "students"))
 		expectEqual(t, "age of request 1", float64(gradingNow.Unix()-1768564800), field(field(got, "requests").([]any)[0], "age_seconds"))
 	})

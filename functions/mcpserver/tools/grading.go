@@ -39,6 +39,28 @@ func (c *Call) staffInClass(ctx context.Context, classID string) bool {
 	return len(rows) > 0
 }
 
+// callerInClass reads the caller's own user_roles rows in the class:
+// whether one is an enabled instructor or grader role (as staffInClass),
+// and the caller's private and public profile ids there, which mark the
+// caller's own rows of an answer.
+func (c *Call) callerInClass(ctx context.Context, classID string) (staff bool, mine map[string]bool) {
+	raw, err := c.DB.From("user_roles").Select("role,disabled,private_profile_id,public_profile_id").
+		Eq("user_id", c.DB.UserID()).
+		Eq("class_id", classID).
+		Rows(ctx)
+	rows, _ := c.pgRows(ctx, raw, err)
+	mine = map[string]bool{}
+	for _, r := range rows {
+		staff = staff || (isStaffRole(r) && r.Value("disabled") == false)
+		for _, col := range []string{"private_profile_id", "public_profile_id"} {
+			if id, ok := r.String(col); ok && id != "" {
+				mine[id] = true
+			}
+		}
+	}
+	return staff, mine
+}
+
 // now is the registry's clock.
 func (c *Call) now() time.Time { return c.reg.now() }
 
@@ -68,10 +90,9 @@ func profileRef(profiles map[string]publicProfile, privateID any) (id, name *str
 }
 
 // listRegradeRequestsTool is list_regrade_requests.
-var listRegradeRequestsTool = Tool{
-	Name:           "list_regrade_requests",
-	Title:          "List regrade requests",
-	NegotiatedOnly: true,
+var listRegradeRequestsTool = staffTool(listRegradeRequests, Tool{
+	Name:  "list_regrade_requests",
+	Title: "List regrade requests",
 	Description: "Returns a class's regrade requests, newest first, each with its status, age, the student and assignee (public profiles), " +
 		"the rubric check it disputes and the points before and after; open ones (opened or escalated) by default; " +
 		"an empty list unless the caller is an instructor or grader of the class.",
@@ -81,9 +102,9 @@ var listRegradeRequestsTool = Tool{
 		"status":{"type":"string","enum":["open","opened","escalated","resolved","closed","all"],"description":"open (the default): opened or escalated; all: every sent request"},
 		"limit":{"type":"integer","description":"Maximum number of requests (default 25, at most 100)","default":25,"minimum":1,"maximum":100}},
 		"required":["class_id"]}`),
-	Scope:   ScopeRead,
-	Handler: typedHandler(listRegradeRequests),
-}
+	Result:  listRegradeRequestsSchema,
+	Example: `{"class_id":1}`,
+})
 
 // listRegradeRequestsSchema is list_regrade_requests' value.
 const listRegradeRequestsSchema = `{"type":"array","items":{"type":"object","required":["id","status","created_at","opened_at","age_seconds","assignment_id","submission_id","student_profile_id","student_name","assignee_profile_id","assignee_name","rubric_check","initial_points","resolved_points","closed_points","resolved_at","closed_at","last_commented_at"],
@@ -204,29 +225,28 @@ func regradeRequestOf(r *jsjson.Object, profiles map[string]publicProfile, now t
 }
 
 // getGradingProgressTool is get_grading_progress.
-var getGradingProgressTool = Tool{
-	Name:           "get_grading_progress",
-	Title:          "Get grading progress",
-	NegotiatedOnly: true,
+var getGradingProgressTool = staffTool(getGradingProgress, Tool{
+	Name:  "get_grading_progress",
+	Title: "Get grading progress",
 	Description: "Returns an assignment's grading progress: active submissions and how many have a completed and a released grading review, " +
-		"review assignments in all and per grader (assigned, completed, pending, earliest pending due date), " +
+		"review assignments in all and per grader (assigned, completed, pending, earliest pending due date; is_caller marks the caller), " +
 		"and regrade requests by status; null unless the caller is an instructor or grader of the class and the assignment is visible. " +
 		"A grader sees only their own review assignments.",
 	InputSchema: mustSchema(`{"type":"object","properties":{
 		"class_id":{"type":"number","description":"The class ID"},
 		"assignment_id":{"type":"number","description":"The assignment ID"}},
 		"required":["class_id","assignment_id"]}`),
-	Scope:   ScopeRead,
-	Handler: typedHandler(getGradingProgress),
-}
+	Result:  gradingProgressSchema,
+	Example: `{"class_id":1,"assignment_id":1}`,
+})
 
 // gradingProgressSchema is get_grading_progress' value.
 const gradingProgressSchema = `{"anyOf":[{"type":"null"},{"type":"object","required":["class_id","assignment_id","submissions","review_assignments","graders","regrade_requests","truncated"],
 	"properties":{"class_id":{"type":"number"},"assignment_id":{"type":"number"},"truncated":{"type":"boolean"},
 	"submissions":{"type":"object","required":["active","graded","ungraded","released"],"properties":{"active":{"type":"number"},"graded":{"type":"number"},"ungraded":{"type":"number"},"released":{"type":"number"}},"additionalProperties":false},
 	"review_assignments":{"type":"object","required":["total","completed","pending"],"properties":{"total":{"type":"number"},"completed":{"type":"number"},"pending":{"type":"number"}},"additionalProperties":false},
-	"graders":{"type":"array","items":{"type":"object","required":["profile_id","name","assigned","completed","pending","earliest_pending_due_date"],
-	"properties":{"profile_id":{"$ref":"#/$defs/nstring"},"name":{"$ref":"#/$defs/nstring"},"assigned":{"type":"number"},"completed":{"type":"number"},"pending":{"type":"number"},"earliest_pending_due_date":{"$ref":"#/$defs/nstring"}},"additionalProperties":false}},
+	"graders":{"type":"array","items":{"type":"object","required":["profile_id","name","is_caller","assigned","completed","pending","earliest_pending_due_date"],
+	"properties":{"profile_id":{"$ref":"#/$defs/nstring"},"name":{"$ref":"#/$defs/nstring"},"is_caller":{"type":"boolean"},"assigned":{"type":"number"},"completed":{"type":"number"},"pending":{"type":"number"},"earliest_pending_due_date":{"$ref":"#/$defs/nstring"}},"additionalProperties":false}},
 	"regrade_requests":{"type":"object","required":["open","resolved_or_closed","opened","escalated","resolved","closed"],
 	"properties":{"open":{"type":"number"},"resolved_or_closed":{"type":"number"},"opened":{"type":"number"},"escalated":{"type":"number"},"resolved":{"type":"number"},"closed":{"type":"number"}},"additionalProperties":false}},"additionalProperties":false}]}`
 
@@ -261,6 +281,7 @@ type reviewAssignmentCount struct {
 type graderRow struct {
 	ProfileID              *string `json:"profile_id"`
 	Name                   *string `json:"name"`
+	IsCaller               bool    `json:"is_caller"`
 	Assigned               int     `json:"assigned"`
 	Completed              int     `json:"completed"`
 	Pending                int     `json:"pending"`
@@ -281,6 +302,7 @@ type regradeStatusCount struct {
 // was longer than maxRows.
 type gradingRead struct {
 	staff                                bool
+	mine                                 map[string]bool
 	assignment                           *jsjson.Object
 	subs, reviews, regrades, graderRoles []*jsjson.Object
 	truncated                            bool
@@ -319,7 +341,7 @@ func getGradingProgress(ctx context.Context, c *Call) (*gradingProgressResult, e
 		ReviewAssignments: reviewAssignmentCount{
 			Total: len(read.reviews), Completed: completed, Pending: len(read.reviews) - completed,
 		},
-		Graders:         graderRows(order, byGrader, profiles),
+		Graders:         graderRows(order, byGrader, profiles, read.mine),
 		RegradeRequests: regradeStatusCountOf(read.regrades),
 		Truncated:       read.truncated,
 	}, nil
@@ -344,7 +366,7 @@ func (c *Call) readGradingProgress(ctx context.Context, cid, aid string) grading
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
-		read.staff = c.staffInClass(gctx, cid)
+		read.staff, read.mine = c.callerInClass(gctx, cid)
 		return nil
 	})
 	g.Go(func() error {
@@ -440,12 +462,13 @@ func tallyReviews(graderRoles, reviews []*jsjson.Object) (order []string, byGrad
 }
 
 // graderRows answers the graders' tallies under their public profiles,
-// ordered by name (unnamed last), then public profile id.
-func graderRows(order []string, byGrader map[string]*graderProgress, profiles map[string]publicProfile) []graderRow {
+// ordered by name (unnamed last), then public profile id; mine are the
+// caller's own profile ids.
+func graderRows(order []string, byGrader map[string]*graderProgress, profiles map[string]publicProfile, mine map[string]bool) []graderRow {
 	graders := make([]graderRow, 0, len(order))
 	for _, id := range order {
 		p := byGrader[id]
-		row := graderRow{Assigned: p.assigned, Completed: p.completed, Pending: p.assigned - p.completed}
+		row := graderRow{IsCaller: mine[id], Assigned: p.assigned, Completed: p.completed, Pending: p.assigned - p.completed}
 		row.ProfileID, row.Name = profileRef(profiles, id)
 		if p.earliestDue != "" {
 			row.EarliestPendingDueDate = &p.earliestDue

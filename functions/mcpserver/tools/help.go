@@ -35,6 +35,7 @@ var getHelpRequestTool = Tool{
 		},
 		"required": ["help_request_id", "class_id"]
 	}`),
+	Result:  getHelpRequestSchema,
 	Scope:   ScopeRead,
 	Handler: getHelpRequest,
 }
@@ -55,6 +56,7 @@ var searchHelpRequestsTool = Tool{
 		},
 		"required": ["class_id"]
 	}`),
+	Result:  searchHelpRequestsSchema,
 	Scope:   ScopeRead,
 	Handler: searchHelpRequests,
 }

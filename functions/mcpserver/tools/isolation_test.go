@@ -9,18 +9,6 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 )
 
-// Empty answers of the 16 tools, as the original prints them when nothing is
-// visible.
-const (
-	emptyNull       = `null`
-	emptyArray      = `[]`
-	emptyFileList   = `{"files":[],"total_count":0}`
-	emptyFileGet    = `{"files":[],"matched_count":0}`
-	emptyTests      = `{"tests":[],"summary":{"passed":0,"failed":0,"total_score":0,"max_score":0}}`
-	emptyTestOutput = `{"test":null}`
-	emptyBuild      = `{"build":null,"lint":null}`
-)
-
 // pretty re-prints compact JSON as tools/call's text.
 func pretty(t *testing.T, compact string) string {
 	t.Helper()
@@ -44,47 +32,25 @@ type crossClassCall struct {
 	viewer string
 }
 
-// crossClassCalls names class B (id 2) objects: help request 6, thread 9,
-// submission 8 (test 17), assignment 5 and Ben's public profile, once with
-// class_id 2 and once with class A's id 1.
-func crossClassCalls() []crossClassCall {
-	ben := pubID(2, 7)
+// crossClassCalls are every read tool's crossClass case (toolcases_test.go),
+// with class_id 2 (class B's own, Bea the control viewer) and then 1
+// (mismatched: empty for everyone).
+func crossClassCalls(t *testing.T) []crossClassCall {
 	var out []crossClassCall
 	for _, class := range []string{"2", "1"} {
 		viewer := userBea
 		if class == "1" {
-			viewer = "" // mismatched class: empty for everyone
+			viewer = ""
 		}
-		sub := `{"submission_id":8,"class_id":` + class
-		asg := `{"assignment_id":5,"class_id":` + class
-		out = append(out,
-			crossClassCall{"get_help_request", `{"help_request_id":6,"class_id":` + class + `}`, emptyNull, viewer},
-			crossClassCall{"get_discussion_thread", `{"thread_id":9,"class_id":` + class + `}`, emptyNull, viewer},
-			crossClassCall{"get_submission", sub + `,"include_test_output":true,"include_files":true}`, emptyNull, viewer},
-			crossClassCall{"list_submission_files", sub + `}`, emptyFileList, viewer},
-			crossClassCall{"get_submission_files", sub + `}`, emptyFileGet, viewer},
-			crossClassCall{"list_submission_tests", sub + `}`, emptyTests, viewer},
-			crossClassCall{"get_test_output", sub + `,"test_id":17}`, emptyTestOutput, viewer},
-			crossClassCall{"get_submission_build_output", sub + `}`, emptyBuild, viewer},
-			crossClassCall{"get_submissions_for_student", `{"student_profile_id":"` + ben + `","assignment_id":5,"class_id":` + class + `}`, emptyArray, viewer},
-			crossClassCall{"get_assignment", asg + `}`, emptyNull, viewer},
-			crossClassCall{"search_help_requests", `{"class_id":` + class + `,"assignment_id":5}`, emptyArray, viewer},
-			crossClassCall{"search_discussion_threads", `{"class_id":` + class + `,"assignment_id":5}`, emptyArray, viewer},
-			// The original looks the grader repository up by assignment
-			// id only (quirk 1); RLS on autograder hides class B's row
-			// from class A's staff either way.
-			crossClassCall{"list_grader_files", asg + `}`, emptyFileList, viewer},
-			crossClassCall{"get_grader_files", asg + `}`, emptyFileGet, viewer},
-			crossClassCall{"list_handout_files", asg + `}`, emptyFileList, viewer},
-			crossClassCall{"get_handout_files", asg + `}`, emptyFileGet, viewer},
-			crossClassCall{"get_rubric", asg + `}`, emptyNull, viewer},
-			crossClassCall{"list_student_submissions", `{"student_profile_id":"` + ben + `","class_id":` + class + `}`, emptyArray, viewer},
-			crossClassCall{"search_submissions", asg + `,"include_inactive":true}`, emptyNull, viewer},
-			crossClassCall{"list_regrade_requests", `{"class_id":` + class + `,"assignment_id":5,"status":"all"}`, emptyArray, viewer},
-			crossClassCall{"get_grading_progress", asg + `}`, emptyNull, viewer},
-			crossClassCall{"get_student_overview", `{"student_profile_id":"` + ben + `","class_id":` + class + `}`, emptyNull, viewer},
-			crossClassCall{"get_help_queue_overview", `{"class_id":` + class + `,"help_queue_id":3}`, `{"class_id":` + class + `,"queues":[],"truncated":false}`, viewer},
-		)
+		for _, tool := range readTools() {
+			c, ok := casesByTool[tool.Name]
+			if !ok || c.crossClass == nil {
+				t.Errorf("%s has no class-isolation case (TestEveryReadToolHasItsCases)", tool.Name)
+				continue
+			}
+			args, empty := c.crossClass(class)
+			out = append(out, crossClassCall{tool.Name, args, empty, viewer})
+		}
 	}
 	return out
 }
@@ -101,12 +67,13 @@ func isolationRegistry(t *testing.T) *Registry {
 	return repoRegistry(t, gh)
 }
 
-// TestClassIsolation: class A's instructor and grader asking for class B's
-// objects get the original's empty answers, never B's data; a class B
-// member asking the same gets data, so the ids are real.
+// TestClassIsolation: class A's instructor and grader, and a stranger,
+// asking any read tool for class B's objects get the tool's empty answer,
+// never B's data; a class B member asking the same gets data, so the ids
+// are real.
 func TestClassIsolation(t *testing.T) {
 	reg := isolationRegistry(t)
-	calls := crossClassCalls()
+	calls := crossClassCalls(t)
 	callers := []struct{ name, user string }{{"instructor_a", userAlice}, {"grader_a", userGary}, {"unenrolled", userNora}}
 	for _, caller := range callers {
 		db, _ := clientFor(t, caller.user)

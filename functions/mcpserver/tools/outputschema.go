@@ -43,74 +43,70 @@ var schemaDefs = map[string]string{
 		"properties":{"name":{"type":"string"},"contents":{"type":"string"}},"additionalProperties":false}},"matched_count":{"type":"number"}},"additionalProperties":false}`,
 }
 
-// rubricSchema is get_rubric's value.
-const rubricSchema = `{"anyOf":[{"type":"null"},{"type":"object","required":["assignment_id","class_id","rubrics","truncated"],
-	"properties":{"assignment_id":{"type":"number"},"class_id":{"type":"number"},"truncated":{"type":"boolean"},
-	"rubrics":{"type":"array","items":{"type":"object","required":["id","name","description","review_round","is_private","parts"],
-	"properties":{"id":{"type":"number"},"name":{"type":"string"},"description":{"$ref":"#/$defs/nstring"},"review_round":{"$ref":"#/$defs/nstring"},"is_private":{"type":"boolean"},
-	"parts":{"type":"array","items":{"type":"object","required":["id","name","description","ordinal","criteria"],
-	"properties":{"id":{"type":"number"},"name":{"type":"string"},"description":{"$ref":"#/$defs/nstring"},"ordinal":{"type":"number"},
-	"criteria":{"type":"array","items":{"type":"object","required":["id","name","description","ordinal","total_points","is_additive","is_deduction_only","min_checks_per_submission","max_checks_per_submission","checks"],
-	"properties":{"id":{"type":"number"},"name":{"type":"string"},"description":{"$ref":"#/$defs/nstring"},"ordinal":{"type":"number"},"total_points":{"type":"number"},
-	"is_additive":{"type":"boolean"},"is_deduction_only":{"type":"boolean"},"min_checks_per_submission":{"$ref":"#/$defs/nnumber"},"max_checks_per_submission":{"$ref":"#/$defs/nnumber"},
-	"checks":{"type":"array","items":{"type":"object","required":["id","name","description","group","ordinal","points","is_annotation","max_annotations","file","artifact","is_required","is_comment_required","student_visibility"],
-	"properties":{"id":{"type":"number"},"name":{"type":"string"},"description":{"$ref":"#/$defs/nstring"},"group":{"$ref":"#/$defs/nstring"},"ordinal":{"type":"number"},"points":{"type":"number"},
-	"is_annotation":{"type":"boolean"},"max_annotations":{"$ref":"#/$defs/nnumber"},"file":{"$ref":"#/$defs/nstring"},"artifact":{"$ref":"#/$defs/nstring"},
-	"is_required":{"type":"boolean"},"is_comment_required":{"type":"boolean"},"student_visibility":{"type":"string"}},"additionalProperties":false}}},"additionalProperties":false}}},"additionalProperties":false}}},"additionalProperties":false}}},"additionalProperties":false}]}`
-
-// resultSchemas maps each tool to the schema of its value.
-var resultSchemas = map[string]string{
-	"get_help_request": `{"anyOf":[{"type":"null"},{"type":"object","required":["id","request","status","created_at","updated_at","assignment","submission","latest_submission","student_profile_id","student_name","help_queue_name","messages"],
+// The values of the original's sixteen tools (docs/contract/tools.md §2),
+// each declared by its tool as Tool.Result; the tools the original lacks
+// declare theirs in their own files.
+const (
+	// getHelpRequestSchema is get_help_request's value.
+	getHelpRequestSchema = `{"anyOf":[{"type":"null"},{"type":"object","required":["id","request","status","created_at","updated_at","assignment","submission","latest_submission","student_profile_id","student_name","help_queue_name","messages"],
 		"properties":{"id":{"type":"number"},"request":{"type":"string"},"status":{"type":"string"},"created_at":{"type":"string"},"updated_at":{"$ref":"#/$defs/nstring"},
 		"assignment":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/assignment"}]},"submission":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/submission"}]},
 		"latest_submission":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/submission"}]},"student_profile_id":{"$ref":"#/$defs/nstring"},"student_name":{"$ref":"#/$defs/nstring"},
 		"help_queue_name":{"type":"string"},"messages":{"type":"array","items":{"type":"object","required":["id","content","created_at","author_name","is_staff","instructors_only","is_caller"],
 		"properties":{"id":{"type":"number"},"content":{"type":"string"},"created_at":{"type":"string"},"author_name":{"$ref":"#/$defs/nstring"},"is_staff":{"type":"boolean"},
-		"instructors_only":{"type":"boolean"},"is_caller":{"type":"boolean"}},"additionalProperties":false}}},"additionalProperties":false}]}`,
-	"get_discussion_thread": `{"anyOf":[{"type":"null"},{"type":"object","required":["id","subject","body","created_at","updated_at","is_question","children_count","author_profile_id","author_name","assignment","latest_submission","replies"],
+		"instructors_only":{"type":"boolean"},"is_caller":{"type":"boolean"}},"additionalProperties":false}}},"additionalProperties":false}]}`
+	// getDiscussionThreadSchema is get_discussion_thread's value.
+	getDiscussionThreadSchema = `{"anyOf":[{"type":"null"},{"type":"object","required":["id","subject","body","created_at","updated_at","is_question","children_count","author_profile_id","author_name","assignment","latest_submission","replies"],
 		"properties":{"id":{"type":"number"},"subject":{"type":"string"},"body":{"type":"string"},"created_at":{"type":"string"},"updated_at":{"$ref":"#/$defs/nstring"},
 		"is_question":{"type":"boolean"},"children_count":{"type":"number"},"author_profile_id":{"$ref":"#/$defs/nstring"},"author_name":{"$ref":"#/$defs/nstring"},
 		"assignment":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/assignment"}]},"latest_submission":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/submission"}]},
 		"replies":{"type":"array","items":{"type":"object","required":["id","body","created_at","author_name","is_staff","is_answer"],
-		"properties":{"id":{"type":"number"},"body":{"type":"string"},"created_at":{"type":"string"},"author_name":{"$ref":"#/$defs/nstring"},"is_staff":{"type":"boolean"},"is_answer":{"type":"boolean"}},"additionalProperties":false}}},"additionalProperties":false}]}`,
-	"get_submission":        `{"anyOf":[{"type":"null"},{"$ref":"#/$defs/submission"}]}`,
-	"list_submission_files": `{"$ref":"#/$defs/fileList"}`,
-	"get_submission_files": `{"type":"object","required":["files","matched_count"],"properties":{"files":{"type":"array","items":{"type":"object","required":["id","name","contents"],
-		"properties":{"id":{"type":"number"},"name":{"type":"string"},"contents":{"$ref":"#/$defs/nstring"}},"additionalProperties":false}},"matched_count":{"type":"number"}},"additionalProperties":false}`,
-	"list_submission_tests": `{"type":"object","required":["tests","summary"],"properties":{"tests":{"type":"array","items":{"type":"object","required":["id","name","part","score","max_score","passed","is_released"],
+		"properties":{"id":{"type":"number"},"body":{"type":"string"},"created_at":{"type":"string"},"author_name":{"$ref":"#/$defs/nstring"},"is_staff":{"type":"boolean"},"is_answer":{"type":"boolean"}},"additionalProperties":false}}},"additionalProperties":false}]}`
+	// getSubmissionSchema is get_submission's value.
+	getSubmissionSchema = `{"anyOf":[{"type":"null"},{"$ref":"#/$defs/submission"}]}`
+	// listSubmissionFilesSchema is list_submission_files's value.
+	listSubmissionFilesSchema = `{"$ref":"#/$defs/fileList"}`
+	// getSubmissionFilesSchema is get_submission_files's value.
+	getSubmissionFilesSchema = `{"type":"object","required":["files","matched_count"],"properties":{"files":{"type":"array","items":{"type":"object","required":["id","name","contents"],
+		"properties":{"id":{"type":"number"},"name":{"type":"string"},"contents":{"$ref":"#/$defs/nstring"}},"additionalProperties":false}},"matched_count":{"type":"number"}},"additionalProperties":false}`
+	// listSubmissionTestsSchema is list_submission_tests's value.
+	listSubmissionTestsSchema = `{"type":"object","required":["tests","summary"],"properties":{"tests":{"type":"array","items":{"type":"object","required":["id","name","part","score","max_score","passed","is_released"],
 		"properties":{"id":{"type":"number"},"name":{"type":"string"},"part":{"$ref":"#/$defs/nstring"},"score":{"$ref":"#/$defs/nnumber"},"max_score":{"$ref":"#/$defs/nnumber"},"passed":{"type":"boolean"},"is_released":{"type":"boolean"}},"additionalProperties":false}},
-		"summary":{"type":"object","required":["passed","failed","total_score","max_score"],"properties":{"passed":{"type":"number"},"failed":{"type":"number"},"total_score":{"type":"number"},"max_score":{"type":"number"}},"additionalProperties":false}},"additionalProperties":false}`,
-	"get_test_output": `{"type":"object","required":["test"],"properties":{"test":{"anyOf":[{"type":"null"},{"type":"object","required":["id","name","part","output","output_format"],
-		"properties":{"id":{"type":"number"},"name":{"type":"string"},"part":{"$ref":"#/$defs/nstring"},"output":{"$ref":"#/$defs/nstring"},"output_format":{"$ref":"#/$defs/nstring"}},"additionalProperties":false}]}},"additionalProperties":false}`,
-	"get_submission_build_output": `{"type":"object","required":["build"],"properties":{"build":{"$ref":"#/$defs/build"},
-		"lint":{"anyOf":[{"type":"null"},{"type":"object","required":["passed","output","output_format"],"properties":{"passed":{"type":"boolean"},"output":{"type":"string"},"output_format":{"type":"string"}},"additionalProperties":false}]}},"additionalProperties":false}`,
-	"list_grader_files":           `{"$ref":"#/$defs/fileList"}`,
-	"get_grader_files":            `{"$ref":"#/$defs/repoFiles"}`,
-	"list_handout_files":          `{"$ref":"#/$defs/fileList"}`,
-	"get_handout_files":           `{"$ref":"#/$defs/repoFiles"}`,
-	"get_submissions_for_student": `{"type":"array","items":{"$ref":"#/$defs/submission"}}`,
-	"get_assignment":              `{"anyOf":[{"type":"null"},{"$ref":"#/$defs/assignment"}]}`,
-	"list_student_submissions":    `{"type":"array","items":{"$ref":"#/$defs/submission"}}`,
-	"get_rubric":                  rubricSchema,
-	"search_submissions":          searchSubmissionsSchema,
-	"list_regrade_requests":       listRegradeRequestsSchema,
-	"get_grading_progress":        gradingProgressSchema,
-	"get_help_queue_overview":     queueOverviewSchema,
-	"get_student_overview":        studentOverviewSchema,
-	"search_help_requests": `{"type":"array","items":{"type":"object","required":["id","request","status","created_at","updated_at","student_profile_id","student_name","help_queue_name","has_submission"],
+		"summary":{"type":"object","required":["passed","failed","total_score","max_score"],"properties":{"passed":{"type":"number"},"failed":{"type":"number"},"total_score":{"type":"number"},"max_score":{"type":"number"}},"additionalProperties":false}},"additionalProperties":false}`
+	// getTestOutputSchema is get_test_output's value.
+	getTestOutputSchema = `{"type":"object","required":["test"],"properties":{"test":{"anyOf":[{"type":"null"},{"type":"object","required":["id","name","part","output","output_format"],
+		"properties":{"id":{"type":"number"},"name":{"type":"string"},"part":{"$ref":"#/$defs/nstring"},"output":{"$ref":"#/$defs/nstring"},"output_format":{"$ref":"#/$defs/nstring"}},"additionalProperties":false}]}},"additionalProperties":false}`
+	// getSubmissionBuildOutputSchema is get_submission_build_output's value.
+	getSubmissionBuildOutputSchema = `{"type":"object","required":["build"],"properties":{"build":{"$ref":"#/$defs/build"},
+		"lint":{"anyOf":[{"type":"null"},{"type":"object","required":["passed","output","output_format"],"properties":{"passed":{"type":"boolean"},"output":{"type":"string"},"output_format":{"type":"string"}},"additionalProperties":false}]}},"additionalProperties":false}`
+	// listGraderFilesSchema is list_grader_files's value.
+	listGraderFilesSchema = `{"$ref":"#/$defs/fileList"}`
+	// getGraderFilesSchema is get_grader_files's value.
+	getGraderFilesSchema = `{"$ref":"#/$defs/repoFiles"}`
+	// listHandoutFilesSchema is list_handout_files's value.
+	listHandoutFilesSchema = `{"$ref":"#/$defs/fileList"}`
+	// getHandoutFilesSchema is get_handout_files's value.
+	getHandoutFilesSchema = `{"$ref":"#/$defs/repoFiles"}`
+	// getSubmissionsForStudentSchema is get_submissions_for_student's value.
+	getSubmissionsForStudentSchema = `{"type":"array","items":{"$ref":"#/$defs/submission"}}`
+	// getAssignmentSchema is get_assignment's value.
+	getAssignmentSchema = `{"anyOf":[{"type":"null"},{"$ref":"#/$defs/assignment"}]}`
+	// searchHelpRequestsSchema is search_help_requests's value.
+	searchHelpRequestsSchema = `{"type":"array","items":{"type":"object","required":["id","request","status","created_at","updated_at","student_profile_id","student_name","help_queue_name","has_submission"],
 		"properties":{"id":{"type":"number"},"request":{"type":"string"},"status":{"type":"string"},"created_at":{"type":"string"},"updated_at":{"$ref":"#/$defs/nstring"},
-		"student_profile_id":{"$ref":"#/$defs/nstring"},"student_name":{"$ref":"#/$defs/nstring"},"help_queue_name":{"type":"string"},"has_submission":{"type":"boolean"}},"additionalProperties":false}}`,
-	"search_discussion_threads": `{"type":"array","items":{"type":"object","required":["id","subject","body","created_at","updated_at","is_question","children_count","author_profile_id","author_name","has_answer"],
+		"student_profile_id":{"$ref":"#/$defs/nstring"},"student_name":{"$ref":"#/$defs/nstring"},"help_queue_name":{"type":"string"},"has_submission":{"type":"boolean"}},"additionalProperties":false}}`
+	// searchDiscussionThreadsSchema is search_discussion_threads's value.
+	searchDiscussionThreadsSchema = `{"type":"array","items":{"type":"object","required":["id","subject","body","created_at","updated_at","is_question","children_count","author_profile_id","author_name","has_answer"],
 		"properties":{"id":{"type":"number"},"subject":{"type":"string"},"body":{"type":"string"},"created_at":{"type":"string"},"updated_at":{"$ref":"#/$defs/nstring"},
-		"is_question":{"type":"boolean"},"children_count":{"type":"number"},"author_profile_id":{"$ref":"#/$defs/nstring"},"author_name":{"$ref":"#/$defs/nstring"},"has_answer":{"type":"boolean"}},"additionalProperties":false}}`,
-}
+		"is_question":{"type":"boolean"},"children_count":{"type":"number"},"author_profile_id":{"$ref":"#/$defs/nstring"},"author_name":{"$ref":"#/$defs/nstring"},"has_answer":{"type":"boolean"}},"additionalProperties":false}}`
+)
 
-// outputSchema builds the declared outputSchema of a tool for revisions
-// 2025-06-18 and 2025-11-25: an object with one required property, result,
-// plus the shared definitions it refers to (followed transitively).
-func outputSchema(tool string) *jsjson.Object {
-	text, ok := resultSchemas[tool]
-	if !ok {
+// outputSchema builds the declared outputSchema of a tool whose value has
+// the schema text, for revisions 2025-06-18 and 2025-11-25: an object with
+// one required property, result, plus the shared definitions it refers to
+// (followed transitively); nil when text is empty.
+func outputSchema(text string) *jsjson.Object {
+	if text == "" {
 		return nil
 	}
 	schema := jsjson.NewObject(4).
@@ -125,11 +121,11 @@ func outputSchema(tool string) *jsjson.Object {
 
 // valueSchema builds the declared outputSchema of a tool from revision
 // 2026-07-28, where structuredContent may be any JSON value (SEP-2106): the
-// schema of the tool's value itself, a JSON Schema 2020-12 document (the
-// default dialect, so no $schema) with the shared definitions at its root.
-func valueSchema(tool string) *jsjson.Object {
-	text, ok := resultSchemas[tool]
-	if !ok {
+// schema text of the tool's value itself, a JSON Schema 2020-12 document
+// (the default dialect, so no $schema) with the shared definitions at its
+// root; nil when text is empty.
+func valueSchema(text string) *jsjson.Object {
+	if text == "" {
 		return nil
 	}
 	schema := mustSchema(text)
@@ -145,8 +141,7 @@ func schemaDefsFor(text string) *jsjson.Object {
 	defs := jsjson.NewObject(4)
 	var collect func(string)
 	collect = func(s string) {
-		for _, part := range strings.Split(s, `"#/$defs/`)[1:] {
-			name := part[:strings.IndexByte(part, '"')]
+		for _, name := range schemaRefs(s) {
 			if _, done := defs.Get(name); done {
 				continue
 			}
@@ -156,6 +151,18 @@ func schemaDefsFor(text string) *jsjson.Object {
 	}
 	collect(text)
 	return defs
+}
+
+// schemaRefs are the names schema text refers to as "#/$defs/<name>", in
+// order of reference.
+func schemaRefs(text string) []string {
+	var names []string
+	for _, part := range strings.Split(text, `"#/$defs/`)[1:] {
+		if end := strings.IndexByte(part, '"'); end >= 0 {
+			names = append(names, part[:end])
+		}
+	}
+	return names
 }
 
 // StructuredResult wraps a tool's value as its structuredContent for

@@ -16,30 +16,29 @@ const (
 )
 
 // getHelpQueueOverviewTool is get_help_queue_overview.
-var getHelpQueueOverviewTool = Tool{
-	Name:           "get_help_queue_overview",
-	Title:          "Get the help queues at a glance",
-	NegotiatedOnly: true,
+var getHelpQueueOverviewTool = staffTool(getHelpQueueOverview, Tool{
+	Name:  "get_help_queue_overview",
+	Title: "Get the help queues at a glance",
 	Description: "Returns a class's help queues (or one), each with its open and in-progress requests, oldest first: " +
-		"age, assignee (public profile), the assignment of the linked submission and how many students each request has, " +
+		"age, assignee (public profile; assignee_is_caller when it is the caller), the assignment of the linked submission and how many students each request has, " +
 		"plus per queue the counts and how many distinct students wait in open requests; only what the caller may read.",
 	InputSchema: mustSchema(`{"type":"object","properties":{
 		"class_id":{"type":"number","description":"The class ID"},
 		"help_queue_id":{"type":"number","description":"Only this queue (default: every queue of the class)"},
 		"limit":{"type":"integer","description":"Maximum number of requests listed per queue (default 20, at most 100); the counts cover every request","default":20,"minimum":1,"maximum":100}},
 		"required":["class_id"]}`),
-	Scope:   ScopeRead,
-	Handler: typedHandler(getHelpQueueOverview),
-}
+	Result:  queueOverviewSchema,
+	Example: `{"class_id":1}`,
+})
 
 // queueOverviewSchema is get_help_queue_overview's value.
 const queueOverviewSchema = `{"type":"object","required":["class_id","queues","truncated"],"properties":{"class_id":{"type":"number"},"truncated":{"type":"boolean"},
 	"queues":{"type":"array","items":{"type":"object","required":["id","name","description","queue_type","available","open","in_progress","students_waiting","requests"],
 	"properties":{"id":{"type":"number"},"name":{"type":"string"},"description":{"type":"string"},"queue_type":{"type":"string"},"available":{"type":"boolean"},
 	"open":{"type":"number"},"in_progress":{"type":"number"},"students_waiting":{"type":"number"},
-	"requests":{"type":"array","items":{"type":"object","required":["id","status","request","is_private","created_at","age_seconds","assignee_profile_id","assignee_name","assignment","students"],
+	"requests":{"type":"array","items":{"type":"object","required":["id","status","request","is_private","created_at","age_seconds","assignee_profile_id","assignee_name","assignee_is_caller","assignment","students"],
 	"properties":{"id":{"type":"number"},"status":{"enum":["open","in_progress"]},"request":{"type":"string"},"is_private":{"type":"boolean"},"created_at":{"type":"string"},
-	"age_seconds":{"$ref":"#/$defs/nnumber"},"assignee_profile_id":{"$ref":"#/$defs/nstring"},"assignee_name":{"$ref":"#/$defs/nstring"},
+	"age_seconds":{"$ref":"#/$defs/nnumber"},"assignee_profile_id":{"$ref":"#/$defs/nstring"},"assignee_name":{"$ref":"#/$defs/nstring"},"assignee_is_caller":{"type":"boolean"},
 	"assignment":{"anyOf":[{"type":"null"},{"type":"object","required":["id","title"],"properties":{"id":{"type":"number"},"title":{"type":"string"}},"additionalProperties":false}]},
 	"students":{"type":"number"}},"additionalProperties":false}}},"additionalProperties":false}}},"additionalProperties":false}`
 
@@ -79,6 +78,7 @@ type queueRequest struct {
 	AgeSeconds        *float64       `json:"age_seconds"`
 	AssigneeProfileID *string        `json:"assignee_profile_id"`
 	AssigneeName      *string        `json:"assignee_name"`
+	AssigneeIsCaller  bool           `json:"assignee_is_caller"`
 	Assignment        *assignmentRef `json:"assignment"`
 	Students          int            `json:"students"`
 }
@@ -102,7 +102,7 @@ type queueState struct {
 // by id), under the caller's row-level security, and groups them.
 func getHelpQueueOverview(ctx context.Context, c *Call) (queueOverviewResult, error) {
 	cid := arg(c.Args, "class_id")
-	queues, requests := c.readHelpQueues(ctx, cid)
+	queues, requests, mine := c.readHelpQueues(ctx, cid)
 	truncated := len(requests) > maxRows
 	if truncated {
 		requests = requests[:maxRows]
@@ -115,7 +115,7 @@ func getHelpQueueOverview(ctx context.Context, c *Call) (queueOverviewResult, er
 	}
 	profiles := c.publicProfiles(ctx, cid, assignees)
 	limit := boundedLimit(c, "limit", queueOverviewDefault, queueOverviewMax)
-	states := tallyQueues(queues, requests, limit, profiles, c.now())
+	states := tallyQueues(queues, requests, limit, profiles, mine, c.now())
 	out := make([]queueSummary, 0, len(queues))
 	for _, q := range queues {
 		st := states[rowKey(q, "id")]
@@ -128,9 +128,9 @@ func getHelpQueueOverview(ctx context.Context, c *Call) (queueOverviewResult, er
 	return queueOverviewResult{ClassID: numberOf(c.Args.Value("class_id")), Queues: out, Truncated: truncated}, nil
 }
 
-// readHelpQueues reads the queues and their open and in-progress requests
-// (up to maxRows + 1) concurrently.
-func (c *Call) readHelpQueues(ctx context.Context, cid string) (queues, requests []*jsjson.Object) {
+// readHelpQueues reads the queues, their open and in-progress requests
+// (up to maxRows + 1) and the caller's own profile ids concurrently.
+func (c *Call) readHelpQueues(ctx context.Context, cid string) (queues, requests []*jsjson.Object, mine map[string]bool) {
 	oneQueue := c.Args.Value("help_queue_id") != nil
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
@@ -151,13 +151,17 @@ func (c *Call) readHelpQueues(ctx context.Context, cid string) (queues, requests
 		requests, _ = c.pgRows(gctx, raw, err)
 		return nil
 	})
+	g.Go(func() error {
+		_, mine = c.callerInClass(gctx, cid)
+		return nil
+	})
 	_ = g.Wait()
-	return queues, requests
+	return queues, requests, mine
 }
 
 // tallyQueues counts each queue's requests and lists up to limit of them,
 // keyed by the queue id's text; requests of a queue not read are skipped.
-func tallyQueues(queues, requests []*jsjson.Object, limit int, profiles map[string]publicProfile, now time.Time) map[string]*queueState {
+func tallyQueues(queues, requests []*jsjson.Object, limit int, profiles map[string]publicProfile, mine map[string]bool, now time.Time) map[string]*queueState {
 	states := map[string]*queueState{}
 	for _, q := range queues {
 		states[rowKey(q, "id")] = &queueState{waiting: map[string]bool{}, listed: []queueRequest{}}
@@ -179,20 +183,23 @@ func tallyQueues(queues, requests []*jsjson.Object, limit int, profiles map[stri
 			st.inProgress++
 		}
 		if len(st.listed) < limit {
-			st.listed = append(st.listed, queueRequestOf(r, len(students), profiles, now))
+			st.listed = append(st.listed, queueRequestOf(r, len(students), profiles, mine, now))
 		}
 	}
 	return states
 }
 
-// queueRequestOf is one request row as listed.
-func queueRequestOf(r *jsjson.Object, students int, profiles map[string]publicProfile, now time.Time) queueRequest {
+// queueRequestOf is one request row as listed; mine are the caller's own
+// profile ids.
+func queueRequestOf(r *jsjson.Object, students int, profiles map[string]publicProfile, mine map[string]bool, now time.Time) queueRequest {
 	req := queueRequest{
 		ID: numberOf(r.Value("id")), Status: stringOf(r.Value("status")), Request: stringOf(r.Value("request")),
 		IsPrivate: boolOf(r.Value("is_private")), CreatedAt: stringOf(r.Value("created_at")),
 		AgeSeconds: ageSeconds(r.Value("created_at"), now), Students: students,
 	}
 	req.AssigneeProfileID, req.AssigneeName = profileRef(profiles, r.Value("assignee"))
+	assignee, _ := r.String("assignee")
+	req.AssigneeIsCaller = assignee != "" && mine[assignee]
 	if sub := embedRows(r, "submissions"); len(sub) > 0 {
 		if a := embedRows(sub[0], "assignments"); len(a) > 0 {
 			req.Assignment = &assignmentRef{ID: numberOf(a[0].Value("id")), Title: stringOf(a[0].Value("title"))}

@@ -14,7 +14,8 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )
 
-// TestStaffToolsReadFailures: for every staff tool, a clean call through
+// TestStaffToolsReadFailures: for every staff tool (its readFail case,
+// toolcases_test.go), a clean call through
 // a fault proxy in front of the REST API records which tables it reads;
 // then each table in turn is made to fail (its connection dropped, then a
 // 503), and the tool must answer the ReadFailedError naming what it could
@@ -27,15 +28,11 @@ func TestStaffToolsReadFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := userclient.NewClient(base, userAlice, env.SessionToken(t, userAlice))
-	sam := pubID(1, 3)
-	calls := []struct{ tool, args string }{
-		{"get_rubric", `{"assignment_id":1,"class_id":1}`},
-		{"list_student_submissions", fmt.Sprintf(`{"student_profile_id":%q,"class_id":1}`, sam)},
-		{"search_submissions", `{"assignment_id":1,"class_id":1}`},
-		{"list_regrade_requests", `{"class_id":1}`},
-		{"get_grading_progress", `{"assignment_id":1,"class_id":1}`},
-		{"get_help_queue_overview", `{"class_id":1}`},
-		{"get_student_overview", fmt.Sprintf(`{"student_profile_id":%q,"class_id":1}`, sam)},
+	var calls []struct{ tool, args string }
+	for _, tool := range readTools() {
+		if tool.NegotiatedOnly {
+			calls = append(calls, struct{ tool, args string }{tool.Name, casesByTool[tool.Name].readFail})
+		}
 	}
 	call := func(tool, args string) (any, error) {
 		v, err := jsjson.Decode([]byte(args))

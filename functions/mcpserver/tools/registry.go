@@ -1,7 +1,16 @@
 // Package tools holds mcp-server's tool catalogue: one declaration per tool
-// (name, description, input schema, required scope and handler) and the
-// handlers themselves, each reading PostgREST only through the caller's own
-// userclient.Client so row-level security decides what a tool can return.
+// (name, description, input and result schemas, required scope and
+// handler) and the handlers themselves, each reading PostgREST only
+// through the caller's own userclient.Client so row-level security decides
+// what a tool can return.
+//
+// A tool is its file plus one line: the file declares everything about it
+// (a Tool value: schemas, title, descriptions, annotations' facts, its
+// example call, and for a staff tool its typed handler through staffTool),
+// and one line of catalogue.go registers it in tools/list order. New
+// checks every declaration at start-up (checkTool), and the package's
+// tests enumerate the registry: each read tool also registers its test
+// cases (toolcases_test.go) or they fail.
 package tools
 
 import (
@@ -10,7 +19,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/repofiles"
@@ -40,8 +51,24 @@ type Tool struct {
 	// ValueSchema describes the tool's value itself, its outputSchema from
 	// revision 2026-07-28; nil when not declared.
 	ValueSchema *jsjson.Object
-	Scope       string
-	Handler     Handler
+	// Result is the JSON Schema of a read tool's value, as text whose
+	// "#/$defs/<name>" references name the shared shapes of schemaDefs
+	// (outputschema.go). New builds OutputSchema and ValueSchema from it.
+	// Every read tool declares it; a write tool's schemas come from
+	// writeTool.
+	Result string
+	// Example is the arguments (a JSON object) of a call that answers
+	// with data on the seeded development stack (supabase/fixtures/SEED.md)
+	// for its instructor, Alice (class 1): it shows a reader how the tool
+	// is called, and the end-to-end tests call every negotiated read tool
+	// with it. Required of the tools the original lacks.
+	Example string
+	Scope   string
+	Handler Handler
+	// resultType is the Go type a staff tool's handler returns
+	// (staffTool); TestStaffResultTypesMatchOutputSchemas holds Result
+	// against it.
+	resultType reflect.Type
 
 	// Title is the short human name hosts display, declared (as the
 	// top-level title and annotations.title) from revision 2025-06-18.
@@ -58,9 +85,9 @@ type Tool struct {
 	// 2024-11-05 and 2025-03-26 stay the original's.
 	NegotiatedOnly bool
 	// Write marks a write tool (writes.go): listed only when the registry
-	// has approval.Approvals, annotated as neither read-only nor idempotent;
-	// Destructive sets its destructiveHint.
-	Write, Destructive bool
+	// has approval.Approvals, annotated as neither read-only nor idempotent,
+	// and destructive (Annotations).
+	Write bool
 }
 
 // NegotiatedDescription is the description listed from revision 2025-06-18.
@@ -72,8 +99,19 @@ func (t *Tool) NegotiatedDescription() string {
 }
 
 // Annotations returns the tool's ToolAnnotations (MCP 2025-06-18 and
-// later): every tool only reads, so each is read-only, non-destructive and
-// idempotent; only the repository tools reach an open world (GitHub).
+// later). A read is read-only, non-destructive and idempotent; only the
+// repository tools reach an open world (GitHub).
+//
+// Every write tool is destructive, one decision for all of them
+// (docs/directories.md, "destructiveHint"): once approved, each posts text
+// students can read at once, which cannot be taken back, or replaces a
+// status, points or a review's total, so none is the "only
+// additive update" the MCP specification reserves destructiveHint false
+// for, and Claude's directory guide marks every tool that creates,
+// updates or sends as destructive. That a call only proposes, and the
+// approval page is the real gate, does not change what the approved
+// write does: a host that asks before running a destructive tool adds one
+// confirmation, never a wrong one.
 func (t *Tool) Annotations() *jsjson.Object {
 	if t.Write {
 		// A write changes Pawtograder's own data only, and every call
@@ -81,7 +119,7 @@ func (t *Tool) Annotations() *jsjson.Object {
 		return jsjson.NewObject(5).
 			Set("title", t.Title).
 			Set("readOnlyHint", false).
-			Set("destructiveHint", t.Destructive).
+			Set("destructiveHint", true).
 			Set("idempotentHint", false).
 			Set("openWorldHint", false)
 	}
@@ -150,7 +188,7 @@ func New(opts Options) *Registry {
 		repos:     opts.Repos,
 		approvals: opts.Approvals,
 	}
-	r.tools = catalogue()
+	r.tools = slices.Clone(readCatalogue())
 	if r.approvals != nil {
 		r.tools = append(r.tools, writeCatalogue()...)
 	}
@@ -161,12 +199,6 @@ func New(opts Options) *Registry {
 		r.now = time.Now
 	}
 	for _, t := range r.tools {
-		if t.OutputSchema == nil {
-			t.OutputSchema = outputSchema(t.Name)
-		}
-		if t.ValueSchema == nil {
-			t.ValueSchema = valueSchema(t.Name)
-		}
 		if _, dup := r.byName[t.Name]; dup {
 			panic("tools: duplicate tool " + t.Name)
 		}
@@ -174,6 +206,59 @@ func New(opts Options) *Registry {
 	}
 	r.caches = newCaches(opts.ProfileCacheEntries, r.now)
 	return r
+}
+
+// readCatalogue is catalogue() with each declaration checked and its
+// output schemas built, once: the declarations are package variables
+// shared by every Registry.
+var readCatalogue = sync.OnceValue(func() []*Tool {
+	all := catalogue()
+	for _, t := range all {
+		if err := checkTool(t); err != nil {
+			panic("tools: " + err.Error()) // a declaration bug, found at start-up
+		}
+		t.OutputSchema, t.ValueSchema = outputSchema(t.Result), valueSchema(t.Result)
+	}
+	return all
+})
+
+// checkTool reports what a read tool's declaration lacks: a name, a
+// title, a scope, a handler, a result schema that parses and names only
+// known shared shapes, and, for a tool the original lacks, its typed
+// handler (staffTool) and example call.
+func checkTool(t *Tool) error {
+	switch {
+	case t.Name == "" || t.Title == "" || t.Scope == "" || t.Handler == nil:
+		return fmt.Errorf("%q: a tool needs a name, a title, a scope and a handler", t.Name)
+	case t.Result == "":
+		return fmt.Errorf("%s: no Result schema", t.Name)
+	case t.NegotiatedOnly && t.resultType == nil:
+		return fmt.Errorf("%s: a tool the original lacks is declared with staffTool (a typed result)", t.Name)
+	case t.NegotiatedOnly && t.Example == "":
+		return fmt.Errorf("%s: no Example call", t.Name)
+	}
+	if _, err := jsjson.Decode([]byte(t.Example)); t.Example != "" && err != nil {
+		return fmt.Errorf("%s: Example is not JSON: %v", t.Name, err)
+	}
+	for _, name := range schemaRefs(t.Result) {
+		if _, ok := schemaDefs[name]; !ok {
+			return fmt.Errorf("%s: Result refers to #/$defs/%s, which schemaDefs lacks", t.Name, name)
+		}
+	}
+	return nil
+}
+
+// staffTool completes the declaration of a read tool the original lacks
+// (a staff tool): listed only from revision 2025-06-18, scope mcp:read,
+// its failed reads errors (strictReads), and its answer the Go type T its
+// handler returns, converted by typedHandler and held against t.Result by
+// TestStaffResultTypesMatchOutputSchemas.
+func staffTool[T any](handler func(context.Context, *Call) (T, error), t Tool) Tool {
+	t.NegotiatedOnly = true
+	t.Scope = ScopeRead
+	t.Handler = typedHandler(handler)
+	t.resultType = reflect.TypeFor[T]()
+	return t
 }
 
 // Tools returns the catalogue in tools/list order: the original's tools,

@@ -38,8 +38,6 @@ var decideRegradeRequestTool = writeTool(Tool{
 		}
 	}`),
 	Handler: decideRegradeRequest,
-	// It replaces the check's points (and may close the request).
-	Destructive: true,
 })
 
 // regradeDecisions maps the tool's decisions to regrade_status values.

@@ -144,6 +144,7 @@ var listGraderFilesTool = Tool{
 		"assignment_id":{"type":"number","description":"The ID of the assignment"},
 		"class_id":{"type":"number","description":"The class ID where the assignment exists"}},
 		"required":["assignment_id","class_id"]}`),
+	Result:  listGraderFilesSchema,
 	Scope:   ScopeRead,
 	Handler: listRepoTool(graderRepo, repofiles.Grader),
 }
@@ -159,6 +160,7 @@ var getGraderFilesTool = Tool{
 		"class_id":{"type":"number","description":"The class ID where the assignment exists"},
 		"glob_pattern":{"type":"string","description":"Glob pattern to filter files (e.g., '*.java', 'mutants/**/*', 'src/**/*.py')"}},
 		"required":["assignment_id","class_id"]}`),
+	Result:  getGraderFilesSchema,
 	Scope:   ScopeRead,
 	Handler: getRepoTool(graderRepo, repofiles.Grader),
 }
@@ -173,6 +175,7 @@ var listHandoutFilesTool = Tool{
 		"assignment_id":{"type":"number","description":"The ID of the assignment"},
 		"class_id":{"type":"number","description":"The class ID where the assignment exists"}},
 		"required":["assignment_id","class_id"]}`),
+	Result:  listHandoutFilesSchema,
 	Scope:   ScopeRead,
 	Handler: listRepoTool(handoutRepo, repofiles.Handout),
 }
@@ -188,6 +191,7 @@ var getHandoutFilesTool = Tool{
 		"class_id":{"type":"number","description":"The class ID where the assignment exists"},
 		"glob_pattern":{"type":"string","description":"Glob pattern to filter files (e.g., '*.java', 'src/**/*.py')"}},
 		"required":["assignment_id","class_id"]}`),
+	Result:  getHandoutFilesSchema,
 	Scope:   ScopeRead,
 	Handler: getRepoTool(handoutRepo, repofiles.Handout),
 }

@@ -11,44 +11,22 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 )
 
-// staffHandlers are the typed handlers of the staff tools (the read tools
-// offered only on negotiated revisions); each one's result type is read
-// from its signature.
-var staffHandlers = map[string]any{
-	"get_rubric":               getRubric,
-	"list_student_submissions": listStudentSubmissions,
-	"search_submissions":       searchSubmissions,
-	"list_regrade_requests":    listRegradeRequests,
-	"get_grading_progress":     getGradingProgress,
-	"get_help_queue_overview":  getHelpQueueOverview,
-	"get_student_overview":     getStudentOverview,
-}
-
-// resultTypeOf is the type of a typed handler's result.
-func resultTypeOf(handler any) reflect.Type { return reflect.TypeOf(handler).Out(0) }
-
 // TestStaffResultTypesMatchOutputSchemas holds each staff tool's declared
-// output schema against the Go type its handler returns: every field has
-// a property and every property a field, required is exactly the fields
-// without omitempty, and each JSON type (nullable where the field is a
-// pointer, enum values where the type lists them) agrees.
+// output schema against the Go type its handler returns (staffTool): every
+// field has a property and every property a field, required is exactly
+// the fields without omitempty, and each JSON type (nullable where the
+// field is a pointer, enum values where the type lists them) agrees.
 func TestStaffResultTypesMatchOutputSchemas(t *testing.T) {
-	reg := New(Options{})
-	for _, tool := range reg.Tools() {
-		if tool.NegotiatedOnly && !tool.Write {
-			if _, ok := staffHandlers[tool.Name]; !ok {
-				t.Errorf("%s is a staff tool with no typed handler in staffHandlers", tool.Name)
-			}
+	for _, tool := range New(Options{}).Tools() {
+		if !tool.NegotiatedOnly || tool.Write {
+			continue
 		}
-	}
-	for name, h := range staffHandlers {
-		t.Run(name, func(t *testing.T) {
-			tool, ok := reg.Lookup(name)
-			if !ok {
-				t.Fatalf("%s is not a tool", name)
+		t.Run(tool.Name, func(t *testing.T) {
+			if tool.resultType == nil {
+				t.Fatalf("%s is a staff tool with no typed result (declare it with staffTool)", tool.Name)
 			}
-			for _, p := range schemaMismatches(resultTypeOf(h), tool.ValueSchema) {
-				t.Errorf("%s: %s", name, p)
+			for _, p := range schemaMismatches(tool.resultType, tool.ValueSchema) {
+				t.Errorf("%s: %s", tool.Name, p)
 			}
 		})
 	}

@@ -24,19 +24,33 @@ const (
 // getRubricTool is get_rubric: every rubric of an assignment the caller
 // may read (grading, self-review, meta-grading), each with its parts,
 // criteria and checks. Listed only on negotiated revisions.
-var getRubricTool = Tool{
-	Name:           "get_rubric",
-	Title:          "Get assignment rubric",
-	NegotiatedOnly: true,
+var getRubricTool = staffTool(getRubric, Tool{
+	Name:  "get_rubric",
+	Title: "Get assignment rubric",
 	Description: "Returns an assignment's rubrics (grading, self-review, meta-grading) with their parts, criteria and checks, " +
 		"points and descriptions, in the order the Pawtograder web app shows them; null when the assignment is not visible.",
 	InputSchema: mustSchema(`{"type":"object","properties":{
 		"class_id":{"type":"number","description":"The class ID"},
 		"assignment_id":{"type":"number","description":"The assignment ID"}},
 		"required":["class_id","assignment_id"]}`),
-	Scope:   ScopeRead,
-	Handler: typedHandler(getRubric),
-}
+	Result:  rubricSchema,
+	Example: `{"class_id":1,"assignment_id":1}`,
+})
+
+// rubricSchema is get_rubric's value.
+const rubricSchema = `{"anyOf":[{"type":"null"},{"type":"object","required":["assignment_id","class_id","rubrics","truncated"],
+	"properties":{"assignment_id":{"type":"number"},"class_id":{"type":"number"},"truncated":{"type":"boolean"},
+	"rubrics":{"type":"array","items":{"type":"object","required":["id","name","description","review_round","is_private","parts"],
+	"properties":{"id":{"type":"number"},"name":{"type":"string"},"description":{"$ref":"#/$defs/nstring"},"review_round":{"$ref":"#/$defs/nstring"},"is_private":{"type":"boolean"},
+	"parts":{"type":"array","items":{"type":"object","required":["id","name","description","ordinal","criteria"],
+	"properties":{"id":{"type":"number"},"name":{"type":"string"},"description":{"$ref":"#/$defs/nstring"},"ordinal":{"type":"number"},
+	"criteria":{"type":"array","items":{"type":"object","required":["id","name","description","ordinal","total_points","is_additive","is_deduction_only","min_checks_per_submission","max_checks_per_submission","checks"],
+	"properties":{"id":{"type":"number"},"name":{"type":"string"},"description":{"$ref":"#/$defs/nstring"},"ordinal":{"type":"number"},"total_points":{"type":"number"},
+	"is_additive":{"type":"boolean"},"is_deduction_only":{"type":"boolean"},"min_checks_per_submission":{"$ref":"#/$defs/nnumber"},"max_checks_per_submission":{"$ref":"#/$defs/nnumber"},
+	"checks":{"type":"array","items":{"type":"object","required":["id","name","description","group","ordinal","points","is_annotation","max_annotations","file","artifact","is_required","is_comment_required","student_visibility"],
+	"properties":{"id":{"type":"number"},"name":{"type":"string"},"description":{"$ref":"#/$defs/nstring"},"group":{"$ref":"#/$defs/nstring"},"ordinal":{"type":"number"},"points":{"type":"number"},
+	"is_annotation":{"type":"boolean"},"max_annotations":{"$ref":"#/$defs/nnumber"},"file":{"$ref":"#/$defs/nstring"},"artifact":{"$ref":"#/$defs/nstring"},
+	"is_required":{"type":"boolean"},"is_comment_required":{"type":"boolean"},"student_visibility":{"type":"string"}},"additionalProperties":false}}},"additionalProperties":false}}},"additionalProperties":false}}},"additionalProperties":false}}},"additionalProperties":false}]}`
 
 // rubricResult is get_rubric's answer (null when the assignment is not
 // visible): the assignment's rubrics, each with its parts, criteria and

@@ -51,10 +51,9 @@ func autograderScore(s *jsjson.Object) (score, maxScore any, state autograderSta
 // Help prompts use: an assignment's submissions, filtered by student,
 // score, autograder state and regrade requests. Listed only on negotiated
 // revisions.
-var searchSubmissionsTool = Tool{
-	Name:           "search_submissions",
-	Title:          "Search an assignment's submissions",
-	NegotiatedOnly: true,
+var searchSubmissionsTool = staffTool(searchSubmissions, Tool{
+	Name:  "search_submissions",
+	Title: "Search an assignment's submissions",
 	Description: "Returns an assignment's submissions, newest first, each with the student's public profile, the autograder score and state " +
 		"(pending, passed, failed) and its regrade requests, filtered by student name or profile id, score range, autograder state " +
 		"and whether a regrade request exists; active submissions only unless inactive ones are asked for; null when the assignment is not visible.",
@@ -70,9 +69,9 @@ var searchSubmissionsTool = Tool{
 		"include_inactive":{"type":"boolean","description":"Also earlier, inactive submissions (default false)","default":false},
 		"limit":{"type":"integer","description":"Maximum number of submissions (default 25, at most 100)","default":25,"minimum":1,"maximum":100}},
 		"required":["class_id","assignment_id"]}`),
-	Scope:   ScopeRead,
-	Handler: typedHandler(searchSubmissions),
-}
+	Result:  searchSubmissionsSchema,
+	Example: `{"class_id":1,"assignment_id":1}`,
+})
 
 // searchSubmissionsSchema is search_submissions' value.
 const searchSubmissionsSchema = `{"anyOf":[{"type":"null"},{"type":"object","required":["class_id","assignment_id","submissions","total_matched","truncated"],

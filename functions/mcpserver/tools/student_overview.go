@@ -18,10 +18,9 @@ const (
 )
 
 // getStudentOverviewTool is get_student_overview.
-var getStudentOverviewTool = Tool{
-	Name:           "get_student_overview",
-	Title:          "Get one student's overview",
-	NegotiatedOnly: true,
+var getStudentOverviewTool = staffTool(getStudentOverview, Tool{
+	Name:  "get_student_overview",
+	Title: "Get one student's overview",
 	Description: "Returns one student's activity in a class: per assignment the number of submissions (their own and their group's) and the latest " +
 		"with its autograder score and state; their help requests and discussion posts with counts and the latest items; " +
 		"null when the public profile id is not a member the caller may see.",
@@ -30,9 +29,9 @@ var getStudentOverviewTool = Tool{
 		"student_profile_id":{"type":"string","description":"The public profile ID of the student"},
 		"limit":{"type":"integer","description":"How many of the latest help requests and posts to list (default 5, at most 20)","default":5,"minimum":1,"maximum":20}},
 		"required":["class_id","student_profile_id"]}`),
-	Scope:   ScopeRead,
-	Handler: typedHandler(getStudentOverview),
-}
+	Result:  studentOverviewSchema,
+	Example: `{"class_id":1,"student_profile_id":"30000001-0000-4000-8000-000000000003"}`,
+})
 
 // studentOverviewSchema is get_student_overview's value.
 const studentOverviewSchema = `{"anyOf":[{"type":"null"},{"type":"object","required":["class_id","student_profile_id","student_name","assignments","help_requests","discussion_posts","truncated"],

@@ -17,10 +17,9 @@ const (
 // across its assignments or in one, each in get_submissions_for_student's
 // shape (the submission S, docs/contract/tools.md §1.8). Listed only on
 // negotiated revisions.
-var listStudentSubmissionsTool = Tool{
-	Name:           "list_student_submissions",
-	Title:          "List a student's submissions",
-	NegotiatedOnly: true,
+var listStudentSubmissionsTool = staffTool(listStudentSubmissions, Tool{
+	Name:  "list_student_submissions",
+	Title: "List a student's submissions",
 	Description: "Returns a student's submissions in a class, newest first, across all assignments or in one, " +
 		"each with its autograder result (score, lint, tests, build output); the same shape as get_submissions_for_student.",
 	InputSchema: mustSchema(`{"type":"object","properties":{
@@ -30,9 +29,12 @@ var listStudentSubmissionsTool = Tool{
 		"limit":{"type":"integer","description":"Maximum number of submissions (default 10, at most 50)","default":10,"minimum":1,"maximum":50},
 		"include_files":{"type":"boolean","description":"Include submission file contents (default false)","default":false}},
 		"required":["class_id","student_profile_id"]}`),
-	Scope:   ScopeRead,
-	Handler: typedHandler(listStudentSubmissions),
-}
+	Result:  listStudentSubmissionsSchema,
+	Example: `{"class_id":1,"student_profile_id":"30000001-0000-4000-8000-000000000003"}`,
+})
+
+// listStudentSubmissionsSchema is list_student_submissions' value.
+const listStudentSubmissionsSchema = `{"type":"array","items":{"$ref":"#/$defs/submission"}}`
 
 // boundedLimit is the integer argument name clamped to [1, hi], def when
 // absent (validateArgs has admitted only integers).

@@ -46,7 +46,8 @@ var getSubmissionTool = Tool{
 		"include_test_output":{"type":"boolean","description":"Whether to include full test output (default: false)","default":false},
 		"include_files":{"type":"boolean","description":"Whether to include submission file contents (default: false)","default":false}},
 		"required":["submission_id","class_id"]}`),
-	Scope: ScopeRead,
+	Result: getSubmissionSchema,
+	Scope:  ScopeRead,
 	Handler: func(ctx context.Context, c *Call) (any, error) {
 		sid, cid := submissionArgs(c.Args)
 		return c.submissionContext(ctx, sid, cid, isTrue(c.Args, "include_test_output"), isTrue(c.Args, "include_files")), nil
@@ -62,7 +63,8 @@ var listSubmissionFilesTool = Tool{
 		"submission_id":{"type":"number","description":"The ID of the submission"},
 		"class_id":{"type":"number","description":"The class ID where the submission exists"}},
 		"required":["submission_id","class_id"]}`),
-	Scope: ScopeRead,
+	Result: listSubmissionFilesSchema,
+	Scope:  ScopeRead,
 	Handler: func(ctx context.Context, c *Call) (any, error) {
 		sid, cid := submissionArgs(c.Args)
 		return c.submissionFileList(ctx, sid, cid), nil
@@ -79,6 +81,7 @@ var getSubmissionFilesTool = Tool{
 		"class_id":{"type":"number","description":"The class ID where the submission exists"},
 		"glob_pattern":{"type":"string","description":"Glob pattern to filter files (e.g., '*.java', 'src/**/*.py', 'test/*')"}},
 		"required":["submission_id","class_id"]}`),
+	Result:  getSubmissionFilesSchema,
 	Scope:   ScopeRead,
 	Handler: getSubmissionFiles,
 }
@@ -121,6 +124,7 @@ var listSubmissionTestsTool = Tool{
 		"class_id":{"type":"number","description":"The class ID where the submission exists"},
 		"only_failed":{"type":"boolean","description":"Only return failed tests","default":false}},
 		"required":["submission_id","class_id"]}`),
+	Result:  listSubmissionTestsSchema,
 	Scope:   ScopeRead,
 	Handler: listSubmissionTests,
 }
@@ -229,6 +233,7 @@ var getTestOutputTool = Tool{
 		"test_id":{"type":"number","description":"The ID of the test"},
 		"test_name":{"type":"string","description":"The name of the test"}},
 		"required":["submission_id","class_id"]}`),
+	Result:  getTestOutputSchema,
 	Scope:   ScopeRead,
 	Handler: getTestOutput,
 }
@@ -283,6 +288,7 @@ var getSubmissionBuildOutputTool = Tool{
 		"class_id":{"type":"number","description":"The class ID where the submission exists"},
 		"include_lint":{"type":"boolean","description":"Whether to include lint results","default":true}},
 		"required":["submission_id","class_id"]}`),
+	Result:  getSubmissionBuildOutputSchema,
 	Scope:   ScopeRead,
 	Handler: getSubmissionBuildOutput,
 }
@@ -331,6 +337,7 @@ var getSubmissionsForStudentTool = Tool{
 		"limit":{"type":"number","description":"Maximum number of submissions to return (default 10)","default":10},
 		"include_files":{"type":"boolean","description":"Include submission file contents (default false)","default":false}},
 		"required":["student_profile_id","assignment_id","class_id"]}`),
+	Result:  getSubmissionsForStudentSchema,
 	Scope:   ScopeRead,
 	Handler: getSubmissionsForStudent,
 }

@@ -103,8 +103,7 @@ var setHelpRequestStatusTool = writeTool(Tool{
 			"action_id": {"type": "string", "description": "Instead of proposing: the action_id of an earlier proposal, to learn its state"}
 		}
 	}`),
-	Handler:     setHelpRequestStatus,
-	Destructive: true,
+	Handler: setHelpRequestStatus,
 })
 
 var replyToDiscussionThreadTool = writeTool(Tool{

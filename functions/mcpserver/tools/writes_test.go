@@ -58,12 +58,12 @@ func TestWriteToolsOnlyWithApprovals(t *testing.T) {
 		t.Errorf("write tools (-want +got):\n%s", diff)
 	}
 	want := map[string]string{
-		"reply_to_help_request":      `{"title":"Reply to help request","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}`,
+		"reply_to_help_request":      `{"title":"Reply to help request","readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":false}`,
 		"set_help_request_status":    `{"title":"Set help request status","readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":false}`,
-		"reply_to_discussion_thread": `{"title":"Reply to discussion thread","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}`,
-		"comment_on_regrade_request": `{"title":"Comment on regrade request","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}`,
+		"reply_to_discussion_thread": `{"title":"Reply to discussion thread","readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":false}`,
+		"comment_on_regrade_request": `{"title":"Comment on regrade request","readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":false}`,
 		"decide_regrade_request":     `{"title":"Decide regrade request","readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":false}`,
-		"add_rubric_comment":         `{"title":"Add rubric comment","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}`,
+		"add_rubric_comment":         `{"title":"Add rubric comment","readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":false}`,
 	}
 	for name, w := range want {
 		tl, _ := reg.Lookup(name)

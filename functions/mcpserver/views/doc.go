@@ -1,6 +1,6 @@
 // Package views holds the MCP Apps views (the io.modelcontextprotocol/ui
 // extension, SEP-1865, specification 2026-01-26) of the mcp-server function:
-// five static HTML documents that hosts supporting the extension render in
+// six static HTML documents that hosts supporting the extension render in
 // a sandboxed frame beside a tool's answer.
 //
 //   - ui://pawtograder/submission-review, for get_submission,
@@ -21,15 +21,23 @@
 //     over time with their scores;
 //   - ui://pawtograder/help-queues, for get_help_queue_overview: per queue
 //     its counts and its open and in-progress requests, oldest first, with
-//     their age, assignee, assignment and students;
+//     their age, assignee ("you" when it is the caller), assignment and
+//     students;
 //   - ui://pawtograder/grading-progress, for get_grading_progress: the
 //     grading dashboard's numbers (submissions to grade, review assignments,
-//     regrade requests by status) and the review assignments per grader,
-//     under the assignment's title (get_assignment through the host).
+//     regrade requests by status) and the review assignments per grader
+//     (the caller's row marked "you", pending work past its due date
+//     "overdue"), under the assignment's title (get_assignment through the
+//     host);
+//   - ui://pawtograder/regrade-request, for get_regrade_request: the
+//     disputed check and its points, the score as graded and decided, the
+//     review's total and the conversation, each student-written comment
+//     marked and its hidden characters drawn as badges.
 //
 // The documents are assembled once from the embedded assets (one shell, one
 // style sheet, and the scripts bridge.js, dom.js, review.js, help.js,
-// assignment.js, queues.js, grading.js and boot.js inlined in order) and carry no data: everything shown arrives from
+// assignment.js, queues.js, grading.js, regrade.js and boot.js inlined in
+// order) and carry no data: everything shown arrives from
 // the host as tool results, or from tools/call requests the view sends to
 // the host, which forwards them with the user's own token, scopes and row
 // level security. They load nothing from outside (no external scripts,

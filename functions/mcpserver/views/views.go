@@ -32,7 +32,7 @@ var assets embed.FS
 
 // scripts are the script assets, in the order they are concatenated into
 // each document's one inline script (later files use earlier ones).
-var scripts = []string{"bridge.js", "dom.js", "review.js", "help.js", "assignment.js", "queues.js", "grading.js", "boot.js"}
+var scripts = []string{"bridge.js", "dom.js", "review.js", "help.js", "assignment.js", "queues.js", "grading.js", "regrade.js", "boot.js"}
 
 // catalogue is every view, in resources/list order.
 var catalogue = []View{
@@ -71,6 +71,13 @@ var catalogue = []View{
 		Description: "An assignment's grading progress: submissions to grade, review assignments per grader and open regrade requests.",
 		Tools:       []string{"get_grading_progress"},
 	},
+	{
+		URI:         "ui://pawtograder/regrade-request",
+		Name:        "regrade-request",
+		Title:       "Regrade request",
+		Description: "A regrade request before deciding it: the disputed check and its points, the score as graded and decided, the review's total, and the conversation with students' comments marked and hidden characters shown.",
+		Tools:       []string{"get_regrade_request"},
+	},
 }
 
 // viewKey is the data-view attribute each document boots with.
@@ -80,6 +87,7 @@ var viewKey = map[string]string{
 	"assignment":        "assignment",
 	"help-queues":       "queues",
 	"grading-progress":  "grading",
+	"regrade-request":   "regrade",
 }
 
 func init() {

@@ -27,6 +27,7 @@ func TestCatalogue(t *testing.T) {
 		"ui://pawtograder/assignment get_assignment,get_submissions_for_student",
 		"ui://pawtograder/help-queues get_help_queue_overview",
 		"ui://pawtograder/grading-progress get_grading_progress",
+		"ui://pawtograder/regrade-request get_regrade_request",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("catalogue (-want +got):\n%s", diff)
@@ -36,6 +37,7 @@ func TestCatalogue(t *testing.T) {
 		"get_submissions_for_student": "ui://pawtograder/assignment",
 		"get_help_queue_overview":     "ui://pawtograder/help-queues",
 		"get_grading_progress":        "ui://pawtograder/grading-progress",
+		"get_regrade_request":         "ui://pawtograder/regrade-request",
 	} {
 		if got, ok := ForTool(tool); !ok || got != uri {
 			t.Errorf("ForTool(%s) = %q, %v; want %q", tool, got, ok, uri)

@@ -46,8 +46,10 @@ const usage = `usage: gateway [serve|healthcheck|version|client-config --url URL
 
   serve          serve the functions (default)
   healthcheck    exit 0 when the local gateway answers GET /healthz with 200
+                 (reads only GATEWAY_LISTEN_ADDR)
   client-config  print MCP client configurations (Claude Desktop, Claude Code,
-                 MCP Inspector, URL+header clients) for the endpoint URL
+                 URL+header clients, VS Code, MCP Inspector, ChatGPT) for the
+                 endpoint URL
   version      print the version
 
 Configuration is read from the environment; see docs/configuration.md.
@@ -260,14 +262,15 @@ func urlString(u *url.URL) string {
 }
 
 // healthcheckCommand is the container's HEALTHCHECK: distroless images have
-// no curl, so the binary probes itself.
+// no curl, so the binary probes itself. It reads only GATEWAY_LISTEN_ADDR,
+// the one setting it uses.
 func healthcheckCommand(stderr io.Writer) int {
-	cfg, err := config.FromEnvironment()
+	addr, err := config.ListenAddrFromEnvironment()
 	if err != nil {
 		fmt.Fprintf(stderr, "gateway healthcheck: invalid configuration:\n%s\n", indent(err.Error()))
 		return exitError
 	}
-	if err := healthcheck(context.Background(), healthURL(cfg.ListenAddr), 3*time.Second); err != nil {
+	if err := healthcheck(context.Background(), healthURL(addr), 3*time.Second); err != nil {
 		fmt.Fprintf(stderr, "gateway healthcheck: %v\n", err)
 		return exitError
 	}

@@ -104,6 +104,35 @@ func TestHealthcheck(t *testing.T) {
 	}
 }
 
+// TestHealthcheckNeedsOnlyItsSetting: `gateway healthcheck` reads
+// GATEWAY_LISTEN_ADDR alone, so it runs with every other setting unset,
+// and a bad listen address is named.
+func TestHealthcheckNeedsOnlyItsSetting(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/healthz" {
+			w.WriteHeader(http.StatusNotFound)
+		}
+	}))
+	defer srv.Close()
+	for _, name := range []string{"SUPABASE_URL", "SUPABASE_ANON_KEY", "SUPABASE_SERVICE_ROLE_KEY", "MCP_JWT_SECRET", "JWT_SECRET", "EDGE_FUNCTIONS_URL"} {
+		t.Setenv(name, "")
+	}
+	for _, tt := range []struct {
+		addr    string
+		code    int
+		errText string
+	}{
+		{strings.TrimPrefix(srv.URL, "http://"), exitOK, ""},
+		{"9000", exitError, "GATEWAY_LISTEN_ADDR must be host:port or :port"},
+	} {
+		t.Setenv("GATEWAY_LISTEN_ADDR", tt.addr)
+		var out, errOut bytes.Buffer
+		if code := cli([]string{"healthcheck"}, &out, &errOut); code != tt.code || !strings.Contains(errOut.String(), tt.errText) {
+			t.Errorf("healthcheck with GATEWAY_LISTEN_ADDR=%s: %d, stderr %q; want %d, %q", tt.addr, code, errOut.String(), tt.code, tt.errText)
+		}
+	}
+}
+
 func TestPostgRESTReady(t *testing.T) {
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {

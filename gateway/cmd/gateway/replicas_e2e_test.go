@@ -40,7 +40,7 @@ type replicaSet struct {
 	children []*exec.Cmd
 	proxy    *gatewaytest.FaultProxy // in front of the stack, for every replica
 	admin    string                  // HAProxy's runtime API socket
-	stderr   *bytes.Buffer           // HAProxy's own messages
+	stderr   *syncBuffer             // HAProxy's own messages, written while it runs
 }
 
 // freeAddr is a loopback address nothing listens on.
@@ -57,9 +57,13 @@ func freeAddr(t *testing.T) string {
 // haproxyConfig is the balancer: round robin per request, no stickiness,
 // retries 0 and no redispatch (a request sent to a replica that is gone
 // fails with HAProxy's 503 rather than being tried elsewhere), and
-// /readyz checked every 300 ms, as a readiness probe takes a replica out.
-// admin is the runtime API's socket, through which a test takes a replica
-// out of the rotation for a moment.
+// /readyz checked every 300 ms, as a readiness probe takes a replica out:
+// three failed checks in a row (fall 3) take it out and two passed ones
+// bring it back, and a check may take up to 2 s (timeout check), so one
+// slow answer on a loaded machine does not take a healthy replica out of
+// the rotation, while a killed or drained one is out within about a
+// second. admin is the runtime API's socket, through which a test takes a
+// replica out of the rotation for a moment.
 func haproxyConfig(front, admin string, backends []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `global
@@ -70,6 +74,7 @@ defaults
 	timeout connect 2s
 	timeout client 2m
 	timeout server 2m
+	timeout check 2s
 	retries 0
 frontend gateway
 	bind %s
@@ -78,7 +83,7 @@ backend replicas
 	balance roundrobin
 	option httpchk GET /readyz
 	http-check expect status 200
-	default-server inter 300ms fall 1 rise 1
+	default-server inter 300ms fall 3 rise 2
 	http-response set-header X-Replica %%s
 `, admin, front)
 	for i, addr := range backends {
@@ -123,13 +128,12 @@ func startReplicas(t *testing.T, vars map[string]string) *replicaSet {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(haproxy, "-db", "-f", cfg)
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	rs.stderr = &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = io.Discard, rs.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	rs.stderr = &stderr
 	rs.waitBalanced(t)
 	return rs
 }
@@ -335,7 +339,9 @@ func replicaSDK(t *testing.T, node string, rs *replicaSet) {
 	cmd.Dir = oauthClientDir
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
-	var stderr bytes.Buffer
+	// Read on failure while the process still runs: the exec package
+	// copies into it from its own goroutine until Wait.
+	var stderr syncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -681,9 +687,9 @@ func replicaKillDrain(t *testing.T, rs *replicaSet) {
 		t.Errorf("action %s row %q, %d messages; want approved with the one message", state, rowID, messagesWith(t, message))
 	}
 
-	// The balancer's checks take both out; the last replica serves every
-	// flow.
-	deadline := time.Now().Add(5 * time.Second)
+	// The balancer's checks take both out (three failed checks 300 ms
+	// apart, each given up to 2 s); the last replica serves every flow.
+	deadline := time.Now().Add(20 * time.Second)
 	for streak := 0; streak < 6; {
 		resp, err := http.Get(rs.lb + "/healthz")
 		if err == nil && resp.StatusCode == http.StatusOK && resp.Header.Get("X-Replica") == "r3" {

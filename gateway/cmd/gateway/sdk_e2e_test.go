@@ -22,6 +22,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/repofiles/githubfake"
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 	"github.com/pawtograder/mcp-gateway/gateway/gatewaytest"
 )
 
@@ -48,11 +49,19 @@ var sdkCatalogue = []string{
 
 // negotiatedCatalogue is the tools/list order from 2025-06-18: the
 // original's sixteen, then the read tools the original lacks
-// (docs/contract/tools.md §6).
-var negotiatedCatalogue = append(slices.Clone(sdkCatalogue),
-	"get_rubric", "list_student_submissions", "search_submissions", "list_regrade_requests",
-	"get_grading_progress", "get_help_queue_overview", "get_student_overview",
-)
+// (docs/contract/tools.md §6), as the registry lists them.
+var negotiatedCatalogue = append(slices.Clone(sdkCatalogue), staffToolNames()...)
+
+// staffToolNames are the read tools the original lacks, in catalogue order.
+func staffToolNames() []string {
+	var names []string
+	for _, t := range tools.New(tools.Options{}).Tools() {
+		if t.NegotiatedOnly {
+			names = append(names, t.Name)
+		}
+	}
+	return names
+}
 
 // sdkCall is one tools/call, with arguments chosen from the seed
 // (supabase/fixtures/SEED.md) so that most tools return real rows.
@@ -367,18 +376,24 @@ func testTypeScriptSDK(t *testing.T, endpoint, token string, raw map[string]stri
 	})
 }
 
-// staffToolCalls call each read tool the original lacks with arguments
-// from the seed (supabase/fixtures/SEED.md) that return rows for Alice,
-// the instructor of class 1.
-var staffToolCalls = []sdkCall{
-	{"get_rubric", map[string]any{"class_id": 1, "assignment_id": 1}},
-	{"list_student_submissions", map[string]any{"class_id": 1, "student_profile_id": samPublic}},
-	{"search_submissions", map[string]any{"class_id": 1, "assignment_id": 1}},
-	{"list_regrade_requests", map[string]any{"class_id": 1}},
-	{"get_grading_progress", map[string]any{"class_id": 1, "assignment_id": 1}},
-	{"get_help_queue_overview", map[string]any{"class_id": 1}},
-	{"get_student_overview", map[string]any{"class_id": 1, "student_profile_id": samPublic}},
-}
+// staffToolCalls call each read tool the original lacks with its declared
+// example (tools.Tool.Example: arguments from the seed,
+// supabase/fixtures/SEED.md, that return rows for Alice, the instructor of
+// class 1).
+var staffToolCalls = func() []sdkCall {
+	var calls []sdkCall
+	for _, t := range tools.New(tools.Options{}).Tools() {
+		if !t.NegotiatedOnly {
+			continue
+		}
+		var args map[string]any
+		if err := json.Unmarshal([]byte(t.Example), &args); err != nil {
+			panic(t.Name + ": Example: " + err.Error())
+		}
+		calls = append(calls, sdkCall{t.Name, args})
+	}
+	return calls
+}()
 
 // testTypeScriptSDKStaffTools: the TypeScript SDK at 2025-11-25 calls every
 // staff tool; each answers with a non-null value whose structuredContent

@@ -188,7 +188,8 @@ func send(t *testing.T, gw, method, path, auth, body string, hdr map[string]stri
 	if resp.StatusCode == http.StatusOK && resp.Header.Get("Content-Type") == "text/event-stream" {
 		return resp.StatusCode, "" // a stream that opened; its body never ends
 	}
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	// 1 MiB: a view's resources/read answer is a whole HTML document.
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	return resp.StatusCode, string(b)
 }
 

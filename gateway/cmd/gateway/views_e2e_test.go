@@ -35,7 +35,7 @@ import (
 // viewURIs are the views, in resources/list order.
 var viewURIs = []string{
 	"ui://pawtograder/submission-review", "ui://pawtograder/help-request", "ui://pawtograder/assignment",
-	"ui://pawtograder/help-queues", "ui://pawtograder/grading-progress",
+	"ui://pawtograder/help-queues", "ui://pawtograder/grading-progress", "ui://pawtograder/regrade-request",
 }
 
 // viewHostDir is the node project of the test host.
@@ -106,11 +106,15 @@ func TestViewsInBrowserHost(t *testing.T) {
 	gw := startGateway(t, nil)
 	endpoint := gw + "/functions/v1/mcp-server"
 	token := createMCPToken(t, gw, env.SessionToken(t, gatewaytest.Alice))
+	// Gary, a grader of class 1, for the views that mark the caller.
+	graderToken := createMCPToken(t, gw, env.SessionToken(t, gatewaytest.Gary))
 	outDir := t.ArtifactDir()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	// A few minutes on a quiet machine; one loaded many times over its
+	// cores took twelve.
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "host.mjs", endpoint, token, outDir, chromiumPath)
+	cmd := exec.CommandContext(ctx, node, "host.mjs", endpoint, token, outDir, chromiumPath, graderToken)
 	cmd.Dir = viewHostDir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -139,6 +143,7 @@ func TestViewsInBrowserHost(t *testing.T) {
 			"get_assignment": {"resourceUri": asg}, "get_submissions_for_student": {"resourceUri": asg},
 			"get_help_queue_overview": {"resourceUri": "ui://pawtograder/help-queues"},
 			"get_grading_progress":    {"resourceUri": "ui://pawtograder/grading-progress"},
+			"get_regrade_request":     {"resourceUri": "ui://pawtograder/regrade-request"},
 		}
 		if diff := cmp.Diff(wantUI, got.ToolUI); diff != "" {
 			t.Errorf("tools with _meta.ui (-want +got):\n%s", diff)
@@ -158,7 +163,7 @@ func TestViewsInBrowserHost(t *testing.T) {
 		if diff := cmp.Diff(wantCaps, m.ServerCapabilities); diff != "" {
 			t.Errorf("server/discover capabilities (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff(got.ToolUI, m.ToolUI); diff != "" || len(m.ToolUI) != 8 {
+		if diff := cmp.Diff(got.ToolUI, m.ToolUI); diff != "" || len(m.ToolUI) != 9 {
 			t.Errorf("tools with _meta.ui differ from 2025-11-25's (-2025 +2026):\n%s", diff)
 		}
 		if diff := cmp.Diff(viewURIs, m.Resources); diff != "" {
@@ -263,6 +268,8 @@ func TestViewsInBrowserHost(t *testing.T) {
 			"queues-light": {"definition-list", "td-headers-attr"}, "queues-dark-375": {"definition-list", "td-headers-attr"},
 			"grading-light": {"definition-list", "td-headers-attr", "role-img-alt"}, "grading-dark-375": {"definition-list", "td-headers-attr", "role-img-alt"},
 			"review-only-failed": {"button-name", "td-headers-attr"}, "help-fields-dark-375": {"button-name", "list"},
+			"regrade-light": {"list", "definition-list"}, "regrade-dark-375": {"list", "definition-list"},
+			"queues-you-dark-375": {"definition-list", "td-headers-attr"},
 		} {
 			v, ok := got.A11y[name]
 			if !ok {
@@ -304,11 +311,19 @@ func TestViewsInBrowserHost(t *testing.T) {
 			{"get_help_queue_overview", map[string]any{"class_id": 1.0}},
 			{"get_grading_progress", map[string]any{"assignment_id": 1.0, "class_id": 1.0}},
 			{"get_assignment", map[string]any{"assignment_id": 1.0, "class_id": 1.0}},
+			{"get_regrade_request", map[string]any{"regrade_request_id": 1.0, "class_id": 1.0}},
+			{"get_regrade_request", map[string]any{"regrade_request_id": 2.0, "class_id": 1.0}},
+			// The caller's own rows and overdue work; the queues as Gary.
+			{"get_grading_progress", map[string]any{"assignment_id": 1.0, "class_id": 1.0}},
+			{"get_assignment", map[string]any{"assignment_id": 1.0, "class_id": 1.0}},
+			{"get_help_queue_overview", map[string]any{"class_id": 1.0}},
+			{"get_help_queue_overview", map[string]any{"class_id": 1.0}},
 			{"get_help_request", map[string]any{"help_request_id": 1.0, "class_id": 1.0}},
 			{"get_assignment", map[string]any{"assignment_id": 1.0, "class_id": 1.0}},
 			{"get_help_queue_overview", map[string]any{"class_id": 1.0}},
 			{"get_grading_progress", map[string]any{"assignment_id": 1.0, "class_id": 1.0}},
 			{"get_assignment", map[string]any{"assignment_id": 1.0, "class_id": 1.0}},
+			{"get_regrade_request", map[string]any{"regrade_request_id": 1.0, "class_id": 1.0}},
 		}
 		if diff := cmp.Diff(want, got.ToolCalls); diff != "" {
 			t.Errorf("tools/call requests (-want +got):\n%s", diff)
@@ -425,12 +440,23 @@ func TestViewsInBrowserHost(t *testing.T) {
 	t.Run("layout at 375 and 1280 px", func(t *testing.T) {
 		// Nothing reaches past the frame outside a box that scrolls, and no
 		// word is broken inside (the assignment's "Status" once rendered as
-		// "St/at/us"): narrow tables scroll inside their region instead.
+		// "St/at/us"): narrow tables scroll inside their region instead,
+		// and a table wider than its region says so before it (uncued
+		// lists the column headers cut off silently: the assignment's
+		// Status at 375 px, before its status moved under the attempt).
+		// Only the submission review's tests table scrolls, at 375 px
+		// (also under the help request, whose review is opened); the
+		// others fit.
 		want := map[string]any{}
-		for _, view := range []string{"review", "help", "assignment", "queues", "grading"} {
+		for _, view := range []string{"review", "help", "assignment", "queues", "grading", "regrade"} {
 			for _, width := range []string{"375", "1280"} {
 				for _, theme := range []string{"light", "dark"} {
-					want[view+"-"+theme+"-"+width] = map[string]any{"colorScheme": theme, "overflowX": 0.0, "outside": []any{}, "broken": []any{}}
+					scrolling := []any{}
+					if width == "375" && (view == "review" || view == "help") {
+						scrolling = []any{"Tests table"}
+					}
+					want[view+"-"+theme+"-"+width] = map[string]any{"colorScheme": theme, "overflowX": 0.0, "outside": []any{}, "broken": []any{},
+						"uncued": []any{}, "scrolling": scrolling}
 				}
 			}
 		}
@@ -439,7 +465,7 @@ func TestViewsInBrowserHost(t *testing.T) {
 
 	t.Run("dark at 360 and 375 px", func(t *testing.T) {
 		dark := map[string]any{"overflowX": 0.0, "tableOverflowX": 0.0, "colorScheme": "dark"}
-		scenario(t, "narrowDark", map[string]any{"help-dark-360": dark, "assignment-dark-360": dark, "queues-dark-375": dark, "grading-dark-375": dark})
+		scenario(t, "narrowDark", map[string]any{"help-dark-360": dark, "assignment-dark-360": dark, "queues-dark-375": dark, "grading-dark-375": dark, "regrade-dark-375": dark})
 	})
 
 	t.Run("assignment", func(t *testing.T) {
@@ -447,12 +473,15 @@ func TestViewsInBrowserHost(t *testing.T) {
 			"heading":     "Hello World",
 			"subsHeading": "Submissions by Purple Penguin (3)",
 			"rows": []any{
-				[]any{"#3", "Jan 17, 2026, 10:00 AM", "100 / 100", "4 / 5", "Active"},
+				// The attempt cell carries "Active" too, shown below 480 px
+				// where the Status column is hidden.
+				[]any{"#3Active", "Jan 17, 2026, 10:00 AM", "100 / 100", "4 / 5", "Active"},
 				[]any{"#2", "Jan 16, 2026, 10:00 AM", "72.5 / 100", "1 / 4", ""},
 				[]any{"#1", "Jan 15, 2026, 10:00 AM", "45 / 100", "1 / 2", ""},
 			},
 			"chartLabel": "Scores over time: attempt 1 45 of 100, attempt 2 72.5 of 100, attempt 3 100 of 100",
-			"facts":      "Released\nJan 5, 2026, 2:00 PM\nDue\nJan 20, 2026, 4:59 AM\nPoints\n100\nHandout\nhttps://example.edu/cs3500/hw1",
+			// Due months before the page's clock (host.mjs FIXED_NOW).
+			"facts": "Released\nJan 5, 2026, 2:00 PM\nDue\nJan 20, 2026, 4:59 AM past due\nPoints\n100\nHandout\nhttps://example.edu/cs3500/hw1",
 		})
 	})
 
@@ -540,9 +569,47 @@ func TestViewsInBrowserHost(t *testing.T) {
 			},
 			"meters": []any{"Submissions graded: 2 of 3", "Review assignments completed: 2 of 4"},
 			"graders": []any{
-				[]any{"Busy BeaverNext due Jan 25, 2026, 4:59 AM", "2", "1", "1", "Jan 25, 2026, 4:59 AM"},
+				[]any{"Busy BeaverNext due Jan 25, 2026, 4:59 AM overdue", "2", "1", "1", "Jan 25, 2026, 4:59 AM overdue"},
 				[]any{"Sleepy SlothNext due Jan 10, 2099, 4:59 AM", "1", "0", "1", "Jan 10, 2099, 4:59 AM"},
-				[]any{"Wise Owl", "1", "1", "0", "–"},
+				[]any{"Wise Owl you", "1", "1", "0", "–"},
+			},
+		})
+	})
+
+	t.Run("the caller and overdue work", func(t *testing.T) {
+		// Alice is Wise Owl; Gary (Busy Beaver) is request 2's assignee;
+		// at FIXED_NOW (June 2026) Gary's review due 2026-01-25 is
+		// overdue and Dale's due in 2099 is not (SEED.md).
+		scenario(t, "callerAndOverdue", map[string]any{
+			"gradingYou":     []any{"Wise Owl"},
+			"gradingOverdue": []any{"Busy Beaver"},
+			"queuesYou760":   []any{"2"},
+			"queuesYou375":   []any{"2"},
+		})
+	})
+
+	t.Run("regrade request", func(t *testing.T) {
+		// SEED.md: request 1 is Sam's (Purple Penguin), opened, on Header
+		// comment (2 points), graded 0; his argument hides U+202E and
+		// U+200B. Request 2 was resolved by Gary (Busy Beaver), 5 → 10.
+		scenario(t, "regrade", map[string]any{
+			"1": map[string]any{
+				"heading":      "Regrade request #1",
+				"facts":        "Status\nopened\nStudent\nPurple Penguin\nAssignee\nBusy Beaver\nCheck\nHeader comment (2 points)\nPoints\n0 as graded\nReview total\n30 · released",
+				"authors":      []any{"Purple Penguin"},
+				"kinds":        []any{"Student-written"},
+				"hiddenBadges": []any{"U+202E", "U+200B"},
+				"hiddenNotes":  []any{"2 hidden characters are shown as a code point."},
+				"labels":       []any{"Comment from Purple Penguin, student-written"},
+			},
+			"2": map[string]any{
+				"heading":      "Regrade request #2",
+				"facts":        "Status\nresolved\nStudent\nPurple Penguin\nAssignee\nBusy Beaver\nCheck\nPartially correct (5 points)\nPoints\n5 as graded → 10 resolved\nReview total\n30 · released",
+				"authors":      []any{"Purple Penguin", "Busy Beaver"},
+				"kinds":        []any{"Student-written", "Staff"},
+				"hiddenBadges": []any{},
+				"hiddenNotes":  []any{},
+				"labels":       []any{"Comment from Purple Penguin, student-written", "Comment from Busy Beaver, staff"},
 			},
 		})
 	})

@@ -221,7 +221,7 @@ func TestWritesApprovedInBrowser(t *testing.T) {
 			t.Errorf("tools/list lacks %s: %v", name, r.Tools)
 		}
 	}
-	wantAnn := map[string]any{"title": "Reply to help request", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}
+	wantAnn := map[string]any{"title": "Reply to help request", "readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false}
 	if diff := cmp.Diff(wantAnn, r.ReplyTool.Annotations); diff != "" || r.ReplyTool.Title != "Reply to help request" {
 		t.Errorf("reply_to_help_request title %q, annotations (-want +got):\n%s", r.ReplyTool.Title, diff)
 	}

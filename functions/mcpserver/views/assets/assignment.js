@@ -48,7 +48,7 @@ function renderAssignment(root, state) {
     if (a.description) card.appendChild(el("p", { class: "description", text: a.description }));
     card.appendChild(facts([
       ["Released", fmtDate(a.release_date)],
-      ["Due", fmtDate(a.due_date)],
+      ["Due", isPast(a.due_date) ? el("span", null, [fmtDate(a.due_date), " ", el("span", { class: "badge overdue", text: "past due" })]) : fmtDate(a.due_date)],
       ["Points", a.total_points === null || a.total_points === undefined ? "–" : fmtNumber(a.total_points)],
       a.handout_url && ["Handout", el("code", { text: a.handout_url })],
     ]));
@@ -74,12 +74,15 @@ function renderAssignment(root, state) {
     var tests = isObject(g) && Array.isArray(g.tests) ? g.tests : [];
     var p = tests.filter(passed).length;
     var testsText = tests.length ? p + " / " + tests.length : (isObject(g) && typeof g.tests_passed === "number" ? g.tests_passed + " / " + g.test_count : "–");
+    // Below 480 px the status moves under the attempt, as the other
+    // views' narrow columns do, so the table fits a phone's frame.
     return el("tr", { "data-submission-id": s.id }, [
-      el("td", { class: "num", text: "#" + fmtNumber(s.ordinal) }),
+      el("td", { class: "num" }, ["#" + fmtNumber(s.ordinal),
+        s.is_active ? el("span", { class: "inline-narrow muted", text: "Active" }) : null]),
       el("td", { text: fmtDate(s.created_at) }),
       el("td", { class: "num", text: isObject(g) ? fmtNumber(g.score) + " / " + fmtNumber(g.max_score) : "Not graded" }),
       el("td", { class: "num", text: testsText }),
-      el("td", { text: s.is_active ? "Active" : "" }),
+      el("td", { class: "col-wide", text: s.is_active ? "Active" : "" }),
     ]);
   });
   section.appendChild(el("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": "Submissions table" }, [
@@ -87,8 +90,8 @@ function renderAssignment(root, state) {
       el("caption", { class: "visually-hidden", text: "Submissions, newest first" }),
       el("thead", null, [el("tr", null, [
         el("th", { scope: "col", class: "num", text: "Attempt" }), el("th", { scope: "col", text: "Submitted" }),
-        el("th", { scope: "col", class: "num", text: "Score" }), el("th", { scope: "col", class: "num", text: "Tests passed" }),
-        el("th", { scope: "col", text: "Status" }),
+        el("th", { scope: "col", class: "num", text: "Score" }), el("th", { scope: "col", class: "num wrap", text: "Tests passed" }),
+        el("th", { scope: "col", class: "col-wide", text: "Status" }),
       ])]),
       el("tbody", null, rows),
     ]),

@@ -11,6 +11,7 @@
 
   clear(root);
   root.appendChild(statusLine("Waiting for the tool result…"));
+  watchScrollRegions(root);
 
   bridge.on("ui/notifications/tool-input", function (p) {
     if (isObject(p.arguments)) args = Object.assign({}, p.arguments);
@@ -49,6 +50,8 @@
           progress.assignment = a; renderGrading(root, progress);
         }, function (e) { progress.assignmentStatus = "Could not load the assignment: " + e.message; renderGrading(root, progress); });
       }
+    } else if (view === "regrade") {
+      renderRegrade(root, value);
     } else if (view === "assignment") {
       var state = { assignment: null, subs: null };
       if (Array.isArray(value)) {

@@ -73,3 +73,43 @@ function passed(t) {
 function count(n) { return typeof n === "number" && isFinite(n) ? n : 0; }
 
 function isObject(v) { return v !== null && typeof v === "object" && !Array.isArray(v); }
+
+// watchScrollRegions keeps a cue on every table region (.scroll) under
+// root that is narrower than its table: a line before it saying it scrolls
+// sideways, and an edge shadow (class "overflowing"), so a column past the
+// frame's edge is never silently cut off. It follows re-renders and
+// resizes.
+function watchScrollRegions(root) {
+  var pending = false;
+  function update() {
+    pending = false;
+    Array.prototype.forEach.call(root.querySelectorAll(".scroll"), function (region) {
+      var over = region.scrollWidth - region.clientWidth > 1;
+      var hint = region.previousElementSibling;
+      var hasHint = hint !== null && hint.classList.contains("scroll-hint");
+      if (over) region.classList.add("overflowing"); else region.classList.remove("overflowing");
+      if (over && !hasHint) {
+        region.parentNode.insertBefore(el("p", { class: "muted scroll-hint", text: "Scroll the table sideways for more columns." }), region);
+      } else if (!over && hasHint) {
+        hint.parentNode.removeChild(hint);
+      }
+    });
+  }
+  function schedule() {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(update);
+  }
+  new MutationObserver(schedule).observe(root, { childList: true, subtree: true });
+  new ResizeObserver(schedule).observe(document.documentElement);
+}
+
+// youBadge marks the caller's own row ("you"), as is_caller and
+// assignee_is_caller say.
+function youBadge() { return el("span", { class: "badge you", text: "you" }); }
+
+// isPast reports whether a timestamp lies before now.
+function isPast(s) {
+  var t = s ? Date.parse(s) : NaN;
+  return !isNaN(t) && t < Date.now();
+}

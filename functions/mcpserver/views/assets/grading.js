@@ -54,13 +54,17 @@ function renderGrading(root, state) {
   }
   var rows = graders.map(function (g) {
     var due = g.earliest_pending_due_date ? fmtDate(g.earliest_pending_due_date) : "–";
-    return el("tr", { class: count(g.pending) > 0 ? "pending" : null }, [
+    // Pending work whose earliest due date has passed is overdue.
+    var overdue = count(g.pending) > 0 && isPast(g.earliest_pending_due_date);
+    var overdueBadge = function () { return overdue ? el("span", { class: "badge overdue", text: "overdue" }) : null; };
+    return el("tr", { class: count(g.pending) > 0 ? "pending" : null, "data-caller": g.is_caller === true ? "true" : null }, [
       el("td", { class: "grader" }, [el("span", { class: "grader-name", text: g.name || "Unnamed grader" }),
-        due === "–" ? null : el("span", { class: "inline-narrow muted", text: "Next due " + due })]),
+        g.is_caller === true ? " " : null, g.is_caller === true ? youBadge() : null,
+        due === "–" ? null : el("span", { class: "inline-narrow muted" }, ["Next due " + due, overdue ? " " : null, overdueBadge()])]),
       el("td", { class: "num", text: String(count(g.assigned)) }),
       el("td", { class: "num", text: String(count(g.completed)) }),
       el("td", { class: "num", text: String(count(g.pending)) }),
-      el("td", { class: "col-wide", text: due }),
+      el("td", { class: "col-wide" }, [due, overdue ? " " : null, overdueBadge()]),
     ]);
   });
   section.appendChild(el("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": "Graders table" }, [

@@ -22,17 +22,18 @@ function queueRequestRow(r) {
   var assignment = isObject(r.assignment) ? r.assignment.title : "–";
   var students = plural(count(r.students), "student", "students");
   var assignee = r.assignee_name || (r.assignee_profile_id ? "Unnamed" : null);
+  var mine = r.assignee_is_caller === true;
   return el("tr", { "data-request-id": r.id, class: r.status === "open" ? "waiting" : null }, [
     el("td", { class: "request" }, [
       el("span", { class: "request-id", text: "#" + r.id }), " ",
       r.is_private ? el("span", { class: "badge", text: "Private" }) : null,
       el("span", { class: "clamp request-text", text: r.request === null || r.request === undefined ? "" : r.request }),
-      el("span", { class: "inline-narrow muted", text: [status, assignee ? "assigned to " + assignee : "unassigned",
+      el("span", { class: "inline-narrow muted", text: [status, assignee ? "assigned to " + assignee + (mine ? " (you)" : "") : "unassigned",
         assignment === "–" ? null : assignment, students].filter(Boolean).join(" · ") }),
     ]),
     el("td", { class: "col-wide", text: status }),
     el("td", { class: "num", text: fmtAge(r.age_seconds), title: fmtDate(r.created_at) }),
-    el("td", { class: "col-wide", text: assignee || "Unassigned" }),
+    el("td", { class: "col-wide assignee" }, [assignee || "Unassigned", mine ? " " : null, mine ? youBadge() : null]),
     el("td", { class: "col-wide", text: assignment }),
     el("td", { class: "num col-wide", text: String(count(r.students)) }),
   ]);

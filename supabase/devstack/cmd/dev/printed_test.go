@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 	"github.com/pawtograder/mcp-gateway/gateway/clientconfig"
 )
 
@@ -34,15 +35,15 @@ func tryCommands(banner string) []string {
 }
 
 // catalogue is the seeded gateway's tools/list at the revision the
-// Inspector negotiates (2025-11-25), in order: the original's sixteen, then
-// the tools listed only on negotiated revisions.
-var catalogue = []string{
-	"get_help_request", "get_discussion_thread", "get_submission", "list_submission_files",
-	"get_submission_files", "list_submission_tests", "get_test_output", "get_submission_build_output",
-	"list_grader_files", "get_grader_files", "list_handout_files", "get_handout_files",
-	"get_submissions_for_student", "get_assignment", "search_help_requests", "search_discussion_threads",
-	"get_rubric", "list_student_submissions", "search_submissions", "list_regrade_requests",
-	"get_grading_progress", "get_help_queue_overview", "get_student_overview",
+// Inspector negotiates (2025-11-25), in order: the registry's read tools
+// (the original's sixteen, then the tools listed only on negotiated
+// revisions; the dev gateway's write tools are off).
+func catalogue() []string {
+	var names []string
+	for _, t := range tools.New(tools.Options{}).Tools() {
+		names = append(names, t.Name)
+	}
+	return names
 }
 
 // TestPrintedCommandsWork starts the dev environment, takes the commands it
@@ -145,7 +146,7 @@ func TestPrintedCommandsWork(t *testing.T) {
 		for _, tool := range resp.Tools {
 			names = append(names, tool.Name)
 		}
-		if diff := cmp.Diff(catalogue, names); diff != "" {
+		if diff := cmp.Diff(catalogue(), names); diff != "" {
 			t.Errorf("tools/list (-want +got):\n%s", diff)
 		}
 	})
@@ -226,7 +227,11 @@ func TestWithoutInspector(t *testing.T) {
 		head, _, _ := strings.Cut(s, ":")
 		heads = append(heads, head)
 	}
-	want := []string{"# Claude Desktop (claude_desktop_config.json), through the mcp-remote bridge", "# Claude Code", "# Clients that take a URL and headers (Cursor, Windsurf, the web app's snippet)", "# OAuth-capable clients (Claude connectors, the Inspector's OAuth flow) need only the URL"}
+	want := []string{"# Claude Desktop (claude_desktop_config.json), through the mcp-remote bridge", "# Claude Code",
+		"# Clients that take a URL and headers (Cursor, Windsurf, the web app's snippet)",
+		"# VS Code (.vscode/mcp.json, or the user mcp.json), which asks for the token once and keeps it in its secret storage",
+		"# ChatGPT in developer mode (Settings → Apps → Advanced settings → Developer mode, then Settings → Apps → Create app), with the name pawtograder, this MCP server URL and authentication OAuth",
+		"# OAuth-capable clients (Claude connectors, ChatGPT, VS Code without headers, the Inspector's OAuth flow) need only the URL"}
 	if diff := cmp.Diff(want, heads); diff != "" {
 		t.Errorf("sections (-want +got):\n%s", diff)
 	}

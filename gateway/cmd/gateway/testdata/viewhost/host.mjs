@@ -17,7 +17,12 @@
 // 4. Before the views are hosted, a page runs the TypeScript SDK v2 client at
 //    revision 2026-07-28 in the browser against the gateway (section 3).
 //
-// Usage: node host.mjs <endpoint URL> <bearer token> <output dir> <chromium path>
+// Usage: node host.mjs <endpoint URL> <bearer token> <output dir> <chromium path> [<grader's bearer token>]
+//
+// The views are hosted as the first token's user (an instructor); the
+// grader's token, when given, hosts the views that mark the caller's own
+// rows as that grader too. Every page's clock stands at FIXED_NOW, so what
+// is overdue does not depend on the day the test runs.
 //
 // To try the views by hand instead, `node host.mjs serve <endpoint URL>
 // <bearer token> [port]` serves the test host page with a form (pick a tool,
@@ -34,7 +39,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const serveMode = process.argv[2] === "serve";
-const [endpoint, token, outDir, chromiumPath] = process.argv.slice(serveMode ? 3 : 2);
+const [endpoint, token, outDir, chromiumPath, graderToken] = process.argv.slice(serveMode ? 3 : 2);
+// FIXED_NOW is months after the seed's due dates (SEED.md: January and
+// February 2026) and long before its 2099 ones.
+const FIXED_NOW = "2026-06-01T12:00:00Z";
 const servePort = serveMode ? Number(outDir ?? 8787) : 0;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const UI = "io.modelcontextprotocol/ui";
@@ -42,12 +50,18 @@ const MIME = "text/html;profile=mcp-app";
 const out = { toolCalls: [], refusedCalls: [], blocked: [], requests: [], consoleErrors: [], scenarios: {} };
 
 // ---- 1. The SDK client ------------------------------------------------------
-const transport = new StreamableHTTPClientTransport(new URL(endpoint), {
-  requestInit: { headers: { Authorization: `Bearer ${token}` } },
-});
-const client = new Client({ name: "pawtograder-viewhost", version: "1.0.0" },
-  { capabilities: { extensions: { [UI]: { mimeTypes: [MIME] } } } });
-await client.connect(transport);
+// sdkClient connects an SDK client declaring the extension, as bearer.
+async function sdkClient(bearer) {
+  const t = new StreamableHTTPClientTransport(new URL(endpoint), {
+    requestInit: { headers: { Authorization: `Bearer ${bearer}` } },
+  });
+  const c = new Client({ name: "pawtograder-viewhost", version: "1.0.0" },
+    { capabilities: { extensions: { [UI]: { mimeTypes: [MIME] } } } });
+  await c.connect(t);
+  return { transport: t, client: c };
+}
+const { transport, client } = await sdkClient(token);
+const graderClient = graderToken ? (await sdkClient(graderToken)).client : null;
 out.negotiatedProtocol = transport.protocolVersion ?? null;
 out.serverCapabilities = client.getServerCapabilities();
 
@@ -74,9 +88,9 @@ try {
 // callLog receives every tools/call; the layout pass (section 5) keeps its
 // calls out of out.toolCalls.
 let callLog = out.toolCalls;
-async function callGateway(params) {
+async function callGateway(params, as = client) {
   callLog.push({ name: params.name, arguments: params.arguments ?? {} });
-  return client.callTool({ name: params.name, arguments: params.arguments ?? {} });
+  return as.callTool({ name: params.name, arguments: params.arguments ?? {} });
 }
 
 // ---- 2. The browser host ----------------------------------------------------
@@ -223,12 +237,16 @@ window.modernHost = async (endpoint, token, ui, mime) => {
   return s;
 }
 
-// hostView opens a fresh page at width × 800 and renders the view for one
-// real tool call, whose result it also returns; the tools the view calls
-// that are named in refuse fail at the host (recorded in out.refusedCalls,
-// not sent).
-async function hostView(name, { uri, tool, args, theme = "light", width = 760, refuse = [] }) {
+// hostView opens a fresh page at width × 800, its clock at FIXED_NOW, and
+// renders the view for one real tool call, whose result it also returns;
+// the tools the view calls that are named in refuse fail at the host
+// (recorded in out.refusedCalls, not sent). asGrader makes the calls with
+// the grader's token.
+async function hostView(name, { uri, tool, args, theme = "light", width = 760, refuse = [], asGrader = false }) {
+  const as = asGrader ? graderClient : client;
+  if (!as) throw new Error(`${name}: no grader's token`);
   const context = await browser.newContext({ viewport: { width, height: 800 }, colorScheme: theme });
+  await context.clock.setFixedTime(new Date(FIXED_NOW));
   await context.route("**/*", (route) => {
     const url = route.request().url();
     if (url.startsWith(origin + "/")) return route.continue();
@@ -244,10 +262,10 @@ async function hostView(name, { uri, tool, args, theme = "light", width = 760, r
       out.refusedCalls.push({ name: params.name, arguments: params.arguments ?? {} });
       throw new Error("refused by the test host");
     }
-    return callGateway(params);
+    return callGateway(params, as);
   });
   await page.goto(origin + "/host.html");
-  const result = await callGateway({ name: tool, arguments: args });
+  const result = await callGateway({ name: tool, arguments: args }, as);
   const view = views[uri];
   await page.evaluate((spec) => window.hostView(spec), {
     html: view.text, csp: view._meta?.ui?.csp, theme, width, title: name,
@@ -325,10 +343,25 @@ function layoutReport(html) {
       if (lines.size > 1) broken.push(m[0]);
     }
   }
+  // A table region narrower than its table must say so: a column header
+  // past the region's visible edge with no scroll cue before the region
+  // (.scroll-hint) is cut off silently.
+  const uncued = [];
+  for (const region of document.querySelectorAll(".scroll")) {
+    const box = region.getBoundingClientRect();
+    const cued = region.previousElementSibling?.classList.contains("scroll-hint") ?? false;
+    for (const th of region.querySelectorAll("th")) {
+      const r = th.getBoundingClientRect();
+      if (r.width && (r.right > box.right + 0.5 || r.left < box.left - 0.5) && !cued) uncued.push(th.textContent.trim());
+    }
+  }
+  // The table regions that scroll sideways at this width.
+  const scrolling = Array.from(document.querySelectorAll(".scroll"))
+    .filter((r) => r.scrollWidth - r.clientWidth > 1).map((r) => r.getAttribute("aria-label"));
   return {
     colorScheme: getComputedStyle(html).colorScheme,
     overflowX: html.scrollWidth - html.clientWidth,
-    outside, broken,
+    outside, broken, uncued, scrolling,
   };
 }
 
@@ -544,6 +577,71 @@ try {
     await context.close();
   }
 
+  // Regrade request from get_regrade_request: request 1's argument hides
+  // U+202E and U+200B (SEED.md), shown as badges and counted; request 2 is
+  // Sam's comment, student-written, then Gary's, staff.
+  {
+    const s = {};
+    for (const id of [1, 2]) {
+      const { context, page, frame } = await hostView("regrade-" + id, {
+        uri: "ui://pawtograder/regrade-request", tool: "get_regrade_request", args: { regrade_request_id: id, class_id: 1 },
+      });
+      await frame.locator(".thread li").first().waitFor();
+      s[id] = {
+        heading: await frame.locator("h1").textContent(),
+        facts: await frame.locator("section.card dl").innerText(),
+        authors: await texts(frame.locator(".thread .author")),
+        kinds: await frame.locator(".thread li").evaluateAll((els) => els.map((e) => e.querySelector(".student, .staff")?.textContent ?? null)),
+        hiddenBadges: await texts(frame.locator(".thread .hidden-char")),
+        hiddenNotes: await texts(frame.locator(".thread .hidden-note")),
+        labels: await frame.locator(".thread article").evaluateAll((els) => els.map((e) => e.getAttribute("aria-label"))),
+      };
+      if (id === 1) {
+        await audit(page, "regrade-light");
+        await shot(page, "regrade-request.png");
+      }
+      await context.close();
+    }
+    out.scenarios.regrade = s;
+  }
+
+  // The caller's own rows and overdue work, at FIXED_NOW. Grading progress
+  // as Alice (Wise Owl): her row says "you"; Busy Beaver's (Gary) pending
+  // review was due 2026-01-25, so it is overdue, and Sleepy Sloth's (Dale),
+  // due in 2099, is not. The help queues as Gary: request 2 is assigned to
+  // him, marked in the Assignee column and, at 375 px, in the line under
+  // the request.
+  {
+    const s = {};
+    {
+      const { context, frame } = await hostView("grading-you", {
+        uri: "ui://pawtograder/grading-progress", tool: "get_grading_progress", args: { assignment_id: 1, class_id: 1 },
+      });
+      await frame.locator("h1", { hasText: "Hello World" }).waitFor();
+      s.gradingYou = await frame.locator("tbody tr").evaluateAll((rows) => rows.filter((r) => r.querySelector(".you")).map((r) => r.querySelector(".grader-name").textContent));
+      s.gradingOverdue = await frame.locator("tbody tr").evaluateAll((rows) => rows.filter((r) => r.querySelector("td.col-wide .overdue")).map((r) => r.querySelector(".grader-name").textContent));
+      await context.close();
+    }
+    for (const width of [760, 375]) {
+      const { context, page, frame } = await hostView("queues-you-" + width, {
+        uri: "ui://pawtograder/help-queues", tool: "get_help_queue_overview", args: { class_id: 1 }, asGrader: true, width, theme: width === 375 ? "dark" : "light",
+      });
+      await frame.locator("section.queue tbody tr").first().waitFor();
+      s["queuesYou" + width] = await frame.locator("section.queue tbody tr").evaluateAll((rows) => rows.filter((r) => {
+        const inline = r.querySelector(".inline-narrow");
+        // What a person sees at this width: the Assignee column, or the
+        // line under the request where the column is hidden.
+        return inline && getComputedStyle(inline).display !== "none" ? inline.textContent.includes("(you)") : !!r.querySelector("td.assignee .you");
+      }).map((r) => r.getAttribute("data-request-id")));
+      if (width === 375) {
+        await audit(page, "queues-you-dark-375");
+        await shot(page, "queues-you-dark-375.png");
+      }
+      await context.close();
+    }
+    out.scenarios.callerAndOverdue = s;
+  }
+
   // The other views in the dark theme at 360 px (375 px, a phone's width,
   // for the two staff dashboards): nothing wider than the frame, and the
   // same audit.
@@ -553,6 +651,7 @@ try {
     ["assignment-dark-360", { uri: "ui://pawtograder/assignment", tool: "get_assignment", args: { assignment_id: 1, class_id: 1 } }, "dl.facts", 360],
     ["queues-dark-375", { uri: "ui://pawtograder/help-queues", tool: "get_help_queue_overview", args: { class_id: 1 } }, "section.queue tbody tr", 375],
     ["grading-dark-375", { uri: "ui://pawtograder/grading-progress", tool: "get_grading_progress", args: { assignment_id: 1, class_id: 1 } }, "h1:has-text('Hello World')", 375],
+    ["regrade-dark-375", { uri: "ui://pawtograder/regrade-request", tool: "get_regrade_request", args: { regrade_request_id: 1, class_id: 1 } }, ".thread li", 375],
   ]) {
     const { context, page, frame } = await hostView(name, { ...spec, theme: "dark", width });
     await frame.locator(ready).first().waitFor();
@@ -583,6 +682,7 @@ try {
       args: { student_profile_id: "30000001-0000-4000-8000-000000000003", assignment_id: 1, class_id: 1 } }, "h1:has-text('Hello World')"],
     ["queues", { uri: "ui://pawtograder/help-queues", tool: "get_help_queue_overview", args: { class_id: 1 } }, "section.queue tbody tr"],
     ["grading", { uri: "ui://pawtograder/grading-progress", tool: "get_grading_progress", args: { assignment_id: 1, class_id: 1 } }, "h1:has-text('Hello World')"],
+    ["regrade", { uri: "ui://pawtograder/regrade-request", tool: "get_regrade_request", args: { regrade_request_id: 2, class_id: 1 } }, ".thread li"],
   ];
   // The views run side by side, each in its own pages.
   await Promise.all(layoutViews.map(async ([view, spec, ready]) => {
@@ -605,6 +705,7 @@ try {
   await browser.close();
   server.close();
   await client.close();
+  await graderClient?.close();
 }
 
 process.stdout.write(JSON.stringify(out));
