@@ -39,7 +39,7 @@ func writeVars() map[string]string {
 // requireStandIn skips t unless the Auth in front of the test database
 // offers the development stack's stand-in sign-in page, where Chromium
 // picks a persona: the local stack does, and so does the dev stack serving
-// another database (README, "Against Pawtograder's real schema"); a real
+// another database (docs/testing.md, "Against Pawtograder's real schema"); a real
 // Supabase project does not.
 func requireStandIn(t *testing.T) {
 	t.Helper()

@@ -125,8 +125,8 @@ SELECT n.nspname || '.' || c.relname FROM pg_class c JOIN pg_namespace n ON n.oi
 // schema, as described by supabase/fixtures/real_catalogue.json. The fixture
 // may omit what the real schema has; it may not invent or reshape. With
 // -real-database-url (and -platform-commit) the test rewrites that file from
-// a database built by scripts/realschema/build instead (README.md, "Against
-// Pawtograder's real schema").
+// a database built by scripts/realschema/build instead (docs/testing.md,
+// "Against Pawtograder's real schema").
 func TestFixtureMatchesRealCatalogue(t *testing.T) {
 	ctx := context.Background()
 	url := seededDatabase(t)

@@ -12,7 +12,7 @@ import (
 )
 
 // A documentation block is runnable when its fence's info string is
-// "sh runnable" (README.md, "Two commands"): it runs with bash -euo
+// "sh runnable" (docs/testing.md, "Runnable blocks"): it runs with bash -euo
 // pipefail from the repository root, with the settings of a running
 // scripts/dev loaded (what `set -a; . .dev/env; set +a` gives), and passes
 // when it exits 0.
