@@ -106,8 +106,9 @@ func restoreGradingSeed(t *testing.T) {
 }
 
 // TestGradingWritesApprovedInBrowser is the grading issue's acceptance
-// path: Gary's assistant (the TypeScript SDK) reads Sam's regrade request,
-// proposes to resolve it with the points restored, and Gary approves in
+// path: Gary's assistant (the TypeScript SDK) reads Sam's regrade request
+// with get_regrade_request, proposes to resolve it with the points restored
+// and a reason that answers what Sam wrote, and Gary approves in
 // Chromium; then it proposes a rubric comment on the same submission and
 // Gary approves that too. Each time the review's total Pawtograder holds
 // afterwards is the one the preview showed, and list_regrade_requests
@@ -124,8 +125,12 @@ func TestGradingWritesApprovedInBrowser(t *testing.T) {
 		t.Fatalf("list_regrade_requests, request 1: %v", got)
 	}
 
-	proposed := sdkTool(t, endpoint, token, "decide_regrade_request",
-		`{"class_id":1,"regrade_request_id":1,"decision":"resolve","points":2,"reason":"grading e2e: the header comment is there, so the points are restored."}`)
+	// The grader reads the request before deciding, and the reason answers
+	// what the student wrote.
+	argument := studentArgument(t, sdkTool(t, endpoint, token, "get_regrade_request", `{"class_id":1,"regrade_request_id":1}`))
+	reason := "grading e2e: you wrote \"" + argument + "\", and the recursion is there, so the points are restored."
+	args, _ := json.Marshal(map[string]any{"class_id": 1, "regrade_request_id": 1, "decision": "resolve", "points": 2, "reason": reason})
+	proposed := sdkTool(t, endpoint, token, "decide_regrade_request", string(args))
 	url, _ := proposed.Value["approval_url"].(string)
 	if proposed.Value["state"] != "pending" || url == "" {
 		t.Fatalf("proposal: %+v", proposed)
@@ -139,7 +144,7 @@ func TestGradingWritesApprovedInBrowser(t *testing.T) {
 	seen := openLink(t, url, gary, "approve")
 	rv := seen.Review
 	for _, want := range []string{"Resolve regrade request #1 with 2 points", "Rubric check points: 0 points → 2 points", "30 points → 32 points",
-		"grading e2e: the header comment is there", "Signed in as " + gary} {
+		reason, "Signed in as " + gary} {
 		if !strings.Contains(rv.Text, want) {
 			t.Errorf("the review page lacks %q:\n%s", want, rv.Text)
 		}
@@ -156,6 +161,11 @@ func TestGradingWritesApprovedInBrowser(t *testing.T) {
 	if got := regradeListed(t, endpoint, token, 1); got["status"] != "resolved" || got["resolved_points"] != float64(2) {
 		t.Errorf("list_regrade_requests after the approval, request 1: %v", got)
 	}
+	var posted int
+	if err := env.DB(t).QueryRow(context.Background(), `SELECT count(*) FROM public.submission_regrade_request_comments
+		WHERE submission_regrade_request_id = 1 AND comment = $1`, reason).Scan(&posted); err != nil || posted != 1 {
+		t.Errorf("the reason in the request's conversation: %d comments (%v), want 1", posted, err)
+	}
 
 	proposed = sdkTool(t, endpoint, token, "add_rubric_comment",
 		`{"class_id":1,"submission_id":3,"rubric_check_id":4,"comment":"grading e2e: everything happens in main."}`)
@@ -169,6 +179,33 @@ func TestGradingWritesApprovedInBrowser(t *testing.T) {
 	if got := reviewTotal(t, 7); got != "37" {
 		t.Errorf("the review's total after the rubric comment: %s, want the previewed 37", got)
 	}
+}
+
+// studentArgument is the first clause of the student's comment in
+// get_regrade_request's answer (called with the TypeScript SDK), after
+// checking that the answer shows the request as a grader needs it: opened,
+// its rubric check, and the student's comment marked as theirs with its
+// two hidden characters counted.
+func studentArgument(t *testing.T, r toolResult) string {
+	t.Helper()
+	check, _ := r.Value["rubric_check"].(map[string]any)
+	if r.Value["status"] != "opened" || check["name"] == nil {
+		t.Fatalf("get_regrade_request, request 1: %v", r.Value)
+	}
+	comments, _ := r.Value["comments"].([]any)
+	for _, c := range comments {
+		m, _ := c.(map[string]any)
+		if m["student_authored"] != true {
+			continue
+		}
+		text, _ := m["comment"].(string)
+		if m["hidden_characters"] != float64(2) || !strings.HasPrefix(text, "I used recursion as the handout asked;") {
+			t.Fatalf("the student's comment as read: %v", m)
+		}
+		return strings.SplitN(text, ";", 2)[0]
+	}
+	t.Fatalf("get_regrade_request shows no student-written comment: %v", comments)
+	return ""
 }
 
 // TestGradingApprovalPageScreenshots photographs the approval page of a
