@@ -106,11 +106,18 @@ func TestKubernetesDeployment(t *testing.T) {
 	if dig(t, c, "readinessProbe", "httpGet", "path") != "/readyz" || dig(t, c, "livenessProbe", "httpGet", "path") != "/healthz" {
 		t.Error("probes must hit /readyz and /healthz")
 	}
+	var names []string
 	for _, e := range dig(t, c, "env").([]any) {
 		name := dig(t, e, "name").(string)
 		if !slices.Contains(known, name) {
 			t.Errorf("env %s is not read by the gateway", name)
 		}
+		names = append(names, name)
+	}
+	// Behind an ingress every caller would otherwise share its address,
+	// and one budget of failed token requests per client (docs/oauth.md).
+	if !slices.Contains(names, "GATEWAY_TRUSTED_PROXIES") {
+		t.Error("the Deployment must set GATEWAY_TRUSTED_PROXIES, or callers behind the ingress share one rate-limit address")
 	}
 	for _, k := range []string{"requests", "limits"} {
 		if dig(t, c, "resources", k) == nil {
