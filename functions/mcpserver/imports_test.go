@@ -168,3 +168,51 @@ func TestImportDirection(t *testing.T) {
 		})
 	}
 }
+
+// protocolLayers are the protocol core's packages from the bottom up: each
+// may import only packages of lower layers (downwards), never one of its
+// own layer or above.
+var protocolLayers = [][]string{
+	{protocolPackage + "/jsonrpc"},
+	{protocolPackage + "/revision"},
+	{protocolPackage + "/appsext", protocolPackage + "/skillsext", protocolPackage + "/writesext"},
+	{protocolPackage + "/answers"},
+	{protocolPackage},
+}
+
+// maxProtocolFiles bounds the transport package's non-test files: what
+// grows belongs in a layer below.
+const maxProtocolFiles = 8
+
+// TestProtocolLayout holds the protocol core's layout: the layers import
+// downwards only, and the transport package stays at most
+// maxProtocolFiles non-test files.
+func TestProtocolLayout(t *testing.T) {
+	g := readImportGraph(t)
+	layer := map[string]int{}
+	for i, l := range protocolLayers {
+		for _, p := range l {
+			layer[p] = i
+		}
+	}
+	for pkg, i := range layer {
+		for _, dep := range g[pkg] {
+			if j, ok := layer[dep]; ok && j >= i {
+				t.Errorf("%s imports %s: the protocol core imports downwards only", pkg, dep)
+			}
+		}
+	}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		if !strings.HasSuffix(f, "_test.go") {
+			n++
+		}
+	}
+	if n > maxProtocolFiles {
+		t.Errorf("%s has %d non-test files, at most %d", protocolPackage, n, maxProtocolFiles)
+	}
+}
