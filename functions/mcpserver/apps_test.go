@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/answers"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -323,10 +324,10 @@ func TestAppsModernListsMatch(t *testing.T) {
 	var plain, apps struct {
 		Tools []map[string]json.RawMessage `json:"tools"`
 	}
-	if err := json.Unmarshal(s.toolsListResultModern, &plain); err != nil {
+	if err := json.Unmarshal(rowOf(t, s, answers.Key{Revision: versionModern}).ToolsList, &plain); err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(s.apps.toolsListModern, &apps); err != nil {
+	if err := json.Unmarshal(rowOf(t, s, answers.Key{Revision: versionModern, Apps: true}).ToolsList, &apps); err != nil {
 		t.Fatal(err)
 	}
 	withUI := 0
@@ -342,9 +343,9 @@ func TestAppsModernListsMatch(t *testing.T) {
 	if want := viewToolCount(); withUI != want {
 		t.Errorf("%d tools with _meta.ui, want %d", withUI, want)
 	}
-	want := bytes.Replace(s.discoverResult, []byte(`"capabilities":{"tools":{}}`),
+	want := bytes.Replace(rowOf(t, s, answers.Key{Revision: versionModern}).Discover, []byte(`"capabilities":{"tools":{}}`),
 		[]byte(`"capabilities":{"tools":{},"resources":{},"extensions":{"io.modelcontextprotocol/ui":{}}}`), 1)
-	if diff := cmp.Diff(string(want), string(s.apps.discover)); diff != "" {
+	if diff := cmp.Diff(string(want), string(rowOf(t, s, answers.Key{Revision: versionModern, Apps: true}).Discover)); diff != "" {
 		t.Errorf("server/discover (-want +got):\n%s", diff)
 	}
 }
@@ -369,9 +370,9 @@ func TestAppsDiscoverLegacy(t *testing.T) {
 		if tc.caps != "" {
 			body = `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":` + tc.caps + `}}}`
 		}
-		want := s.discoverResult
+		want := rowOf(t, s, answers.Key{Revision: versionModern}).Discover
 		if tc.apps {
-			want = s.apps.discover
+			want = rowOf(t, s, answers.Key{Revision: versionModern, Apps: true}).Discover
 		}
 		rec := env.do(http.MethodPost, "", hdr("Authorization", authGood, headerProtocolVersion, tc.version), body)
 		if w := `{"jsonrpc":"2.0","id":1,"result":` + string(want) + `}`; rec.Body.String() != w {
@@ -380,17 +381,18 @@ func TestAppsDiscoverLegacy(t *testing.T) {
 	}
 }
 
-// TestToolsListWithUIMeta checks that _meta.ui is the only difference from
-// the structured list, on exactly the view tools.
+// TestToolsListWithUIMeta checks that _meta.ui is on exactly the view
+// tools at 2025-11-25, and is the only difference from the list a
+// 2026-07-28 client without the extension gets in the members both have.
 func TestToolsListWithUIMeta(t *testing.T) {
 	env := newTestEnv(t, nil)
 	var plain, apps struct {
 		Tools []map[string]json.RawMessage `json:"tools"`
 	}
-	if err := json.Unmarshal(env.srv.toolsListResultStructured, &plain); err != nil {
+	if err := json.Unmarshal(rowOf(t, env.srv, answers.Key{Revision: versionModern}).ToolsList, &plain); err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(env.srv.apps.toolsList, &apps); err != nil {
+	if err := json.Unmarshal(rowOf(t, env.srv, answers.Key{Revision: "2025-11-25"}).ToolsList, &apps); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]string{}
@@ -399,6 +401,8 @@ func TestToolsListWithUIMeta(t *testing.T) {
 			got[strings.Trim(string(tool["name"]), `"`)] = string(meta)
 			delete(tool, "_meta")
 		}
+		delete(tool, "outputSchema") // each revision describes results its own way
+		delete(plain.Tools[i], "outputSchema")
 		if diff := cmp.Diff(plain.Tools[i], tool); diff != "" {
 			t.Errorf("tool %d differs beyond _meta (-plain +apps):\n%s", i, diff)
 		}
@@ -450,7 +454,7 @@ func FuzzAppsRequest(f *testing.F) {
 				var resp *response
 				if version == versionModern {
 					cl.clientCapabilities = requestCapabilities(v)
-					resp = s.dispatchModern(context.Background(), cl, msg, log)
+					resp = s.dispatchStateless(context.Background(), cl, msg, log)
 				} else {
 					resp = s.dispatch(context.Background(), cl, msg, log)
 				}
@@ -458,11 +462,11 @@ func FuzzAppsRequest(f *testing.F) {
 					t.Fatalf("%s at %s: no response", m, version)
 				}
 				isResources := m == methodResourcesList || m == methodResourcesRead || m == methodResourceTemplatesList
-				notFound := resp.err != nil && resp.err.code == codeMethodNotFound
+				notFound := resp.Err != nil && resp.Err.Code == codeMethodNotFound
 				switch {
 				case version < firstVersionWithApps && isResources && !notFound:
 					t.Fatalf("%s answered on the drop-in path (%s)", m, version)
-				case version < firstVersionWithApps && m == methodToolsList && !bytes.Equal(resp.result, s.toolsListResult):
+				case version < firstVersionWithApps && m == methodToolsList && !bytes.Equal(resp.Result, rowOf(t, s, answers.Key{Revision: "2025-03-26"}).ToolsList):
 					t.Fatalf("tools/list at %s is not the original's", version)
 				case version < versionModern && version >= firstVersionWithApps && isResources && notFound:
 					t.Fatalf("%s not answered at %s", m, version)

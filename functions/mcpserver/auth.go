@@ -8,6 +8,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/jsonrpc"
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/revision"
 	"github.com/pawtograder/mcp-gateway/gateway/apierror"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
@@ -71,19 +73,19 @@ func (s *Server) loggerOr(log *slog.Logger, c echo.Context) *slog.Logger {
 var unauthorizedEnvelopes = func() map[string][]byte {
 	m := map[string][]byte{}
 	for _, msg := range []string{mcpauth.MsgMissingHeader, mcpauth.MsgInvalidHeader, mcpauth.MsgInvalidToken, mcpauth.MsgRevoked, mcpauth.MsgUnauthorized} {
-		m[msg] = envelope(transportCode(http.StatusUnauthorized), msg)
+		m[msg] = jsonrpc.Envelope(jsonrpc.TransportCode(http.StatusUnauthorized), msg)
 	}
 	return m
 }()
 
-// authEnvelope is envelope(transportCode(ae.Status), ae.Message).
+// authEnvelope is jsonrpc.Envelope(jsonrpc.TransportCode(ae.Status), ae.Message).
 func authEnvelope(ae *apierror.Error) []byte {
 	if ae.Status == http.StatusUnauthorized {
 		if b, ok := unauthorizedEnvelopes[ae.Message]; ok {
 			return b
 		}
 	}
-	return envelope(transportCode(ae.Status), ae.Message)
+	return jsonrpc.Envelope(jsonrpc.TransportCode(ae.Status), ae.Message)
 }
 
 // authFailure classifies err and logs server faults; refused credentials are
@@ -158,7 +160,7 @@ var hintedMessages = map[string]string{
 var hintedEnvelopes = func() map[string][]byte {
 	m := make(map[string][]byte, len(hintedMessages))
 	for k, msg := range hintedMessages {
-		m[k] = envelope(transportCode(http.StatusUnauthorized), msg)
+		m[k] = jsonrpc.Envelope(jsonrpc.TransportCode(http.StatusUnauthorized), msg)
 	}
 	return m
 }()
@@ -189,7 +191,7 @@ func (s *Server) pastedTokenHint(c echo.Context, ae *apierror.Error) (string, bo
 // runs before the body is read, so the header is what decides here; a
 // 2026-07-28 request must carry it as well.
 func (s *Server) statesRevision(c echo.Context) bool {
-	return !s.pinProtocol && headerJS(c.Request().Header, headerProtocolVersion) != ""
+	return !s.pinProtocol && headerJS(c.Request().Header, revision.HeaderProtocolVersion) != ""
 }
 
 // newChallenges returns the three WWW-Authenticate values setChallenge

@@ -54,7 +54,7 @@
 //
 //   - a single request whose MCP-Protocol-Version header is 2026-07-28, or
 //     whose params._meta names a revision, is served statelessly at
-//     2026-07-28 (revision2026.go): header and _meta must agree (-32020),
+//     2026-07-28 (serveStateless): header and _meta must agree (-32020),
 //     _meta must carry the revision (-32602) and the client's capabilities
 //     (-32602), Mcp-Method and Mcp-Name must match the body (-32020), all
 //     with 400; an unknown or removed method (initialize, ping) is -32601
@@ -86,6 +86,27 @@
 // original's -32601. Methods are dispatched through one table (methods.go)
 // with a handler per era.
 //
+// # Layout
+//
+// The package is the transport: HTTP, CORS, origins, authentication,
+// streams, the method table and tools/call. Below it, each importing only
+// downwards:
+//
+//   - answers: the one table of what each (revision, declared extensions,
+//     audience) answers for initialize, tools/list, resources/*,
+//     server/discover and skills/*, built by one function from typed
+//     results and printed by one encoder (tools/call results too), each
+//     row built once on first use;
+//   - appsext, skillsext, writesext: the MCP Apps, Skills and write
+//     extensions: who is offered what, and their entries;
+//   - revision: the revisions served, a predicate per change they make,
+//     and how a request states its revision;
+//   - jsonrpc: responses, errors and envelopes as the original prints them.
+//
+// Adding a revision is a row of revision.Served and the predicates it
+// moves; adding an extension is its package and its fields of the table's
+// key and rows.
+//
 // # MCP Apps views
 //
 // From 2025-06-18 the server also offers the views of package views (the
@@ -97,8 +118,8 @@
 // 2026-07-28 the views go only to requests whose capabilities declare the
 // extension (caller.clientCapabilities), where server/discover then also
 // declares resources and the extension and the resources results carry
-// resultType and public caching hints. apps.go holds the rule, resources.go
-// the answers, which are entries of the method table (docs/views.md).
+// resultType and public caching hints. Package appsext holds the rule and
+// the entries, package answers the answers (docs/views.md).
 //
 // # Origins, metrics, audit and redaction
 //
@@ -119,8 +140,8 @@
 // All JSON is produced by jsjson so that key order, string escaping and
 // number formatting (ids are echoed as JavaScript re-prints them) match
 // JSON.stringify byte for byte. Results that do not depend on the request
-// (initialize per revision, tools/list with and without outputSchema) are
-// encoded once in New.
+// beyond its revision, declared extensions and audience are encoded once
+// per key (package answers).
 //
 // # Deviations from the original
 //

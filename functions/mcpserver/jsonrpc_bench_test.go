@@ -143,7 +143,7 @@ func BenchmarkEncodeToolResult(b *testing.B) {
 					}
 				}
 				resp := resultResponse(float64(7), toolCallResult(text, structured))
-				out, err := resp.appendJSON(make([]byte, 0, 128+len(resp.result)))
+				out, err := resp.AppendJSON(make([]byte, 0, 128+len(resp.Result)))
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -1,8 +1,6 @@
 package mcpserver
 
 import (
-	"github.com/pawtograder/mcp-gateway/functions/mcpserver/approval"
-
 	"context"
 	"errors"
 	"fmt"
@@ -10,89 +8,200 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/answers"
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/approval"
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/appsext"
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/hiddentext"
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/jsonrpc"
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/revision"
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/skillsext"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/writesext"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 )
 
 // Method names the server implements.
 const (
-	methodInitialize  = "initialize"
-	methodToolsList   = "tools/list"
-	methodToolsCall   = "tools/call"
-	methodPing        = "ping"
-	methodInitialized = "notifications/initialized"
-	methodDiscover    = "server/discover"
-	methodListen      = "subscriptions/listen"
+	methodInitialize            = "initialize"
+	methodToolsList             = "tools/list"
+	methodToolsCall             = "tools/call"
+	methodPing                  = "ping"
+	methodInitialized           = "notifications/initialized"
+	methodDiscover              = "server/discover"
+	methodListen                = "subscriptions/listen"
+	methodResourcesList         = "resources/list"
+	methodResourcesRead         = "resources/read"
+	methodResourceTemplatesList = "resources/templates/list"
 )
 
-// protocolVersion is the revision the original always answers, whatever the
-// client asks for.
-const protocolVersion = "2024-11-05"
-
-// pingResult is the empty result of ping.
-var pingResult = []byte(`{}`)
+// codeResourceNotFound is the resources specification's error for an
+// unknown URI from 2025-06-18 to 2025-11-25; 2026-07-28 answers -32602
+// with the URI in data instead (server/resources, "Error Handling").
+const codeResourceNotFound = -32002
 
 // handler answers one request (a message with a non-null id) and returns
 // its response, or nil when the method produces none.
-type handler func(s *Server, ctx context.Context, cl *caller, msg *jsjson.Object, log *slog.Logger) *response
+type handler func(s *Server, ctx context.Context, cl *caller, msg *jsjson.Object, log *slog.Logger) *jsonrpc.Response
 
 // method is how one JSON-RPC method is answered in each protocol era. A nil
 // handler means the method does not exist in that era: -32601 (with HTTP
-// 404 at 2026-07-28). Adding a method is one entry here.
+// 404 at a stateless revision). Adding a method is one entry here.
 type method struct {
-	// legacy answers under the handshake revisions, 2024-11-05 … 2025-11-25.
-	legacy handler
-	// modern answers at 2026-07-28; its result carries resultType and the
-	// server's identity (modernResult). subscriptions/listen, answered with
-	// an event stream, is served by the transport (serveListen).
-	modern handler
+	// handshake answers under the handshake revisions, 2024-11-05 …
+	// 2025-11-25.
+	handshake handler
+	// stateless answers from 2026-07-28; its result carries resultType and
+	// the server's identity. subscriptions/listen, answered with an event
+	// stream, is served by the transport (serveListen).
+	stateless handler
 }
 
 // methods is the dispatch table of both eras. initialize, ping and
 // notifications/initialized were removed by 2026-07-28, which answers them
-// as unknown methods, as the revision says.
+// as unknown methods, as the revision says. Everything but tools/call is
+// a lookup in the answer table (package answers).
 var methods = map[string]method{
-	methodInitialize: {legacy: func(s *Server, _ context.Context, _ *caller, msg *jsjson.Object, _ *slog.Logger) *response {
-		params := msg.Value("params")
-		v := s.negotiate(params)
-		if appsDeclaredAtInitialize(v, params) {
-			return resultResponse(messageID(msg), s.apps.initialize[v]) // MCP Apps (apps.go)
+	methodInitialize:  {handshake: (*Server).initialize},
+	methodInitialized: {handshake: func(*Server, context.Context, *caller, *jsjson.Object, *slog.Logger) *jsonrpc.Response { return nil }},
+	methodPing: {handshake: func(_ *Server, _ context.Context, _ *caller, msg *jsjson.Object, _ *slog.Logger) *jsonrpc.Response {
+		return jsonrpc.Result(jsonrpc.MessageID(msg), pingResult)
+	}},
+	methodToolsList:             both(answered(func(r *answers.Row) []byte { return r.ToolsList })),
+	methodToolsCall:             both((*Server).toolsCallRequest),
+	methodDiscover:              {handshake: (*Server).discoverHandshake, stateless: answered(func(r *answers.Row) []byte { return r.Discover })},
+	methodResourcesList:         both(answered(func(r *answers.Row) []byte { return r.ResourcesList })),
+	methodResourceTemplatesList: both(answered(func(r *answers.Row) []byte { return r.Templates })),
+	methodResourcesRead:         both((*Server).resourcesRead),
+	skillsext.MethodList:        {stateless: answered(func(r *answers.Row) []byte { return r.SkillsList })},
+	skillsext.MethodGet:         {stateless: (*Server).skillsGet},
+}
+
+// pingResult is the empty result of ping.
+var pingResult = []byte(`{}`)
+
+func both(h handler) method { return method{handshake: h, stateless: h} }
+
+// answered is a handler that answers the row's result chosen by pick, or
+// -32601 where the row has none (a method the request is not offered).
+func answered(pick func(*answers.Row) []byte) handler {
+	return func(s *Server, _ context.Context, cl *caller, msg *jsjson.Object, log *slog.Logger) *jsonrpc.Response {
+		row, resp := s.row(cl, cl.clientCapabilities, msg, log)
+		if resp != nil {
+			return resp
 		}
-		return resultResponse(messageID(msg), s.initializeResults[v])
-	}},
-	methodInitialized: {legacy: func(*Server, context.Context, *caller, *jsjson.Object, *slog.Logger) *response { return nil }},
-	methodPing: {legacy: func(_ *Server, _ context.Context, _ *caller, msg *jsjson.Object, _ *slog.Logger) *response {
-		return resultResponse(messageID(msg), pingResult)
-	}},
-	methodToolsList: {
-		legacy: func(s *Server, _ context.Context, cl *caller, msg *jsjson.Object, _ *slog.Logger) *response {
-			switch {
-			case appsOffered(cl.version, cl.clientCapabilities):
-				return resultResponse(messageID(msg), s.apps.toolsList) // with _meta.ui (apps.go)
-			case structuredOutput(cl.version):
-				return resultResponse(messageID(msg), s.toolsListResultStructured)
-			}
-			return resultResponse(messageID(msg), s.toolsListResult)
-		},
-		modern: func(s *Server, _ context.Context, cl *caller, msg *jsjson.Object, _ *slog.Logger) *response {
-			if appsOffered(cl.version, cl.clientCapabilities) {
-				return resultResponse(messageID(msg), s.apps.toolsListModern)
-			}
-			return resultResponse(messageID(msg), s.toolsListResultModern)
-		},
-	},
-	methodToolsCall: {legacy: (*Server).toolsCallRequest, modern: (*Server).toolsCallRequest},
-	methodDiscover:  {legacy: (*Server).discoverLegacy, modern: (*Server).discover},
-	// The MCP Apps views' and the skills' resources (resources.go,
-	// skillserve.go): both eras, answered only where appsOffered or
-	// skillsOffered allows and -32601 elsewhere.
-	methodResourcesList:         {legacy: (*Server).resourcesList, modern: (*Server).resourcesList},
-	methodResourcesRead:         {legacy: (*Server).resourcesRead, modern: (*Server).resourcesRead},
-	methodResourceTemplatesList: {legacy: (*Server).resourceTemplatesList, modern: (*Server).resourceTemplatesList},
-	// The Skills extension (skillserve.go): 2026-07-28 only, for a request
-	// that declares it.
-	methodSkillsList: {modern: (*Server).skillsList},
-	methodSkillsGet:  {modern: (*Server).skillsGet},
+		if body := pick(row); body != nil {
+			return jsonrpc.Result(jsonrpc.MessageID(msg), body)
+		}
+		return jsonrpc.MethodNotFound(msg)
+	}
+}
+
+// row is the answer table's row for cl's request, whose client declares
+// caps; a row that could not be built is answered -32000.
+func (s *Server) row(cl *caller, caps *jsjson.Object, msg *jsjson.Object, log *slog.Logger) (*answers.Row, *jsonrpc.Response) {
+	k := answers.Key{Revision: cl.version, Apps: appsext.Declared(caps), Skills: skillsext.Declared(caps),
+		Writer: cl.principal.HasScope(tools.ScopeWrite)}
+	row, err := s.answers.Row(k)
+	if err != nil {
+		log.Error("mcp-server: building answers", "error", err)
+		return nil, jsonrpc.Fail(jsonrpc.MessageID(msg), jsonrpc.CodeServerError, jsonrpc.MsgInternalError)
+	}
+	return row, nil
+}
+
+// initialize answers with the negotiated revision's row, for the
+// capabilities the client declares in this same request.
+func (s *Server) initialize(_ context.Context, cl *caller, msg *jsjson.Object, log *slog.Logger) *jsonrpc.Response {
+	params := msg.Value("params")
+	at := *cl
+	at.version = s.negotiate(params)
+	var caps *jsjson.Object
+	if p, ok := params.(*jsjson.Object); ok && p != nil {
+		caps, _ = p.Object("capabilities")
+	}
+	row, resp := s.row(&at, caps, msg, log)
+	if resp != nil {
+		return resp
+	}
+	return jsonrpc.Result(jsonrpc.MessageID(msg), row.Initialize)
+}
+
+// discoverHandshake answers server/discover sent under a handshake
+// revision: the same result whenever the request names a revision (with
+// the capabilities its _meta declares), so a client may probe at any
+// MCP-Protocol-Version. Without any (the original's clients never send
+// one) and with PinProtocol2024 it is the original's -32601.
+func (s *Server) discoverHandshake(_ context.Context, cl *caller, msg *jsjson.Object, log *slog.Logger) *jsonrpc.Response {
+	if s.pinProtocol || !cl.versionStated {
+		return jsonrpc.Fail(jsonrpc.MessageID(msg), jsonrpc.CodeMethodNotFound, "Method not found: "+methodDiscover)
+	}
+	row, resp := s.row(cl, revision.Capabilities(msg.Value("params")), msg, log)
+	if resp != nil {
+		return resp
+	}
+	return jsonrpc.Result(jsonrpc.MessageID(msg), row.Discover)
+}
+
+// uriParam returns params.uri, or the -32602 answer when it is not a string.
+func uriParam(msg *jsjson.Object) (string, *jsonrpc.Response) {
+	if p, ok := msg.Value("params").(*jsjson.Object); ok && p != nil {
+		if uri, ok := p.String("uri"); ok {
+			return uri, nil
+		}
+	}
+	return "", jsonrpc.Fail(jsonrpc.MessageID(msg), jsonrpc.CodeInvalidParams, "Invalid params: uri must be a string")
+}
+
+// resourcesRead answers resources/read where the views or the skills are
+// offered: the view or SKILL.md at params.uri the request is served, and
+// for any other URI -32002 (handshake revisions) or -32602 with the URI in
+// data (stateless).
+func (s *Server) resourcesRead(_ context.Context, cl *caller, msg *jsjson.Object, log *slog.Logger) *jsonrpc.Response {
+	row, resp := s.row(cl, cl.clientCapabilities, msg, log)
+	if resp != nil {
+		return resp
+	}
+	if row.ResourcesList == nil {
+		return jsonrpc.MethodNotFound(msg)
+	}
+	uri, resp := uriParam(msg)
+	if resp != nil {
+		return resp
+	}
+	if body, ok := row.Read[uri]; ok {
+		return jsonrpc.Result(jsonrpc.MessageID(msg), body)
+	}
+	if !revision.Stateless(cl.version) {
+		return jsonrpc.Fail(jsonrpc.MessageID(msg), codeResourceNotFound, "Resource not found")
+	}
+	return notFoundWithURI(msg, "Resource not found", uri)
+}
+
+// skillsGet answers skills/get for a client that declares the extension:
+// the entry of the skill whose SKILL.md is params.uri, and -32602 (with
+// the URI in data) for a URI that names no skill the caller is served.
+func (s *Server) skillsGet(_ context.Context, cl *caller, msg *jsjson.Object, log *slog.Logger) *jsonrpc.Response {
+	row, resp := s.row(cl, cl.clientCapabilities, msg, log)
+	if resp != nil {
+		return resp
+	}
+	if row.SkillsList == nil {
+		return jsonrpc.MethodNotFound(msg)
+	}
+	uri, resp := uriParam(msg)
+	if resp != nil {
+		return resp
+	}
+	if body, ok := row.SkillsGet[uri]; ok {
+		return jsonrpc.Result(jsonrpc.MessageID(msg), body)
+	}
+	return notFoundWithURI(msg, "Skill not found", uri)
+}
+
+// notFoundWithURI is -32602 with message and {"uri": uri} in data, the
+// stateless answer for an unknown resource or skill.
+func notFoundWithURI(msg *jsjson.Object, message, uri string) *jsonrpc.Response {
+	return jsonrpc.FailWithData(jsonrpc.MessageID(msg), jsonrpc.CodeInvalidParams, message, jsjson.NewObject(1).Set("uri", uri))
 }
 
 // dispatch runs one request of a handshake revision (a message with a
@@ -101,19 +210,47 @@ var methods = map[string]method{
 // original's handleMCPRequest: the method is compared with strict
 // equality, so only strings match, and any failure inside a method becomes
 // -32000 in an HTTP 200 answer.
-func (s *Server) dispatch(ctx context.Context, cl *caller, msg *jsjson.Object, log *slog.Logger) *response {
+func (s *Server) dispatch(ctx context.Context, cl *caller, msg *jsjson.Object, log *slog.Logger) *jsonrpc.Response {
 	m, present := msg.Get("method")
 	name, _ := m.(string)
 	s.metrics.RPCRequest(name)
-	if h := methods[name].legacy; h != nil {
+	if h := methods[name].handshake; h != nil {
 		return h(s, ctx, cl, msg, log)
 	}
-	return errorResponse(messageID(msg), codeMethodNotFound, "Method not found: "+jsString(m, present))
+	return jsonrpc.Fail(jsonrpc.MessageID(msg), jsonrpc.CodeMethodNotFound, "Method not found: "+jsonrpc.JSString(m, present))
+}
+
+// dispatchStateless runs a stateless request through the method table.
+// Methods the revision removed (initialize, ping, …) and unknown ones are
+// -32601, which the transport answers with 404.
+func (s *Server) dispatchStateless(ctx context.Context, cl *caller, msg *jsjson.Object, log *slog.Logger) *jsonrpc.Response {
+	m, present := msg.Get("method")
+	name, _ := m.(string)
+	s.metrics.RPCRequest(name)
+	entry := methods[name]
+	if entry.stateless != nil {
+		return entry.stateless(s, ctx, cl, msg, log)
+	}
+	text := "Method not found: " + jsonrpc.JSString(m, present)
+	if entry.handshake != nil {
+		text += " (removed in protocol version " + revision.Modern + ")"
+	}
+	return jsonrpc.Fail(jsonrpc.MessageID(msg), jsonrpc.CodeMethodNotFound, text)
+}
+
+// negotiate picks the initialize answer's protocolVersion
+// (revision.Negotiate); with PinProtocol2024 it is always 2024-11-05, the
+// original's fixed answer.
+func (s *Server) negotiate(params any) string {
+	if s.pinProtocol {
+		return revision.Original
+	}
+	return revision.Negotiate(params)
 }
 
 // toolsCallRequest is tools/call as a table entry.
-func (s *Server) toolsCallRequest(ctx context.Context, cl *caller, msg *jsjson.Object, log *slog.Logger) *response {
-	return s.toolsCall(ctx, cl, messageID(msg), msg.Value("params"), log)
+func (s *Server) toolsCallRequest(ctx context.Context, cl *caller, msg *jsjson.Object, log *slog.Logger) *jsonrpc.Response {
+	return s.toolsCall(ctx, cl, jsonrpc.MessageID(msg), msg.Value("params"), log)
 }
 
 // toolsCall runs tools/call. params.name is printed with JavaScript's String
@@ -126,13 +263,13 @@ func (s *Server) toolsCallRequest(ctx context.Context, cl *caller, msg *jsjson.O
 // 2026-07-28, with resultType and the server's identity); from 2025-11-25
 // arguments that fail the tool's schema are a tool execution error (an
 // isError result the model can act on, SEP-1303) and an unknown tool is
-// -32602. Every call is counted in Metrics and written to the audit log.
-func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log *slog.Logger) (resp *response) {
+// -32602. Every call is observed once (observeToolCall).
+func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log *slog.Logger) (resp *jsonrpc.Response) {
 	name := "undefined"
 	var args *jsjson.Object
 	if p, ok := params.(*jsjson.Object); ok && p != nil {
 		v, present := p.Get("name")
-		name = jsString(v, present)
+		name = jsonrpc.JSString(v, present)
 		args, _ = p.Object("arguments")
 	}
 	start := time.Now()
@@ -142,68 +279,84 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 		// A panicking tool must not take the batch (or the process) down.
 		if r := recover(); r != nil {
 			log.Error("mcp-server: tool panicked", "tool", name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-			resp, outcome = errorResponse(id, codeServerError, msgInternalError), OutcomeError
+			resp, outcome = jsonrpc.Fail(id, jsonrpc.CodeServerError, jsonrpc.MsgInternalError), OutcomeError
 		}
-		d := time.Since(start)
-		s.metrics.ToolCall(name, outcome, d)
-		s.auditToolCall(cl, name, args, outcome, d, upstream.Load())
+		s.observeToolCall(cl, name, args, outcome, time.Since(start), upstream.Load())
 	}()
-	if structuredOutput(cl.version) {
-		ctx = tools.WithNegotiated(ctx) // fields the original lacks (S31)
-	}
-	var result any
-	var err error
-	switch {
-	case s.hiddenFrom(cl.version, name):
-		err = &tools.UnknownToolError{Name: name}
-	case s.isWriteTool(name):
-		result, err = s.callWriteTool(ctx, cl, name, params, args) // writes.go
-	default:
-		result, err = s.callTool(ctx, cl.db, cl.principal.Scopes, name, args)
-	}
+	result, err := s.runTool(ctx, cl, name, params, args)
 	if err != nil {
 		outcome = toolOutcome(err)
 		code := toolErrorCode(err)
 		log.Info("mcp-server: tool call failed", "tool", name, "duration_ms", time.Since(start).Milliseconds(), "code", code, "error", err)
 		return s.toolErrorResponse(cl, id, name, outcome, code, err)
 	}
-	if pr, ok := result.(*tools.Proposed); ok {
-		if declaresURLElicitation(cl) {
-			body, err := inputRequiredResult(pr)
-			if err != nil {
-				log.Error("mcp-server: encoding input_required result", "tool", name, "error", err)
-				return errorResponse(id, codeServerError, msgInternalError)
-			}
-			outcome = OutcomeOK
-			return resultResponse(id, body)
+	var r answers.Result
+	if pr, ok := result.(*tools.Proposed); ok && writesext.DeclaresURLElicitation(cl.version, cl.clientCapabilities) {
+		r = writesext.InputRequired{Proposal: pr}
+	} else if r, err = s.toolResult(cl, name, result, log); err != nil {
+		log.Error("mcp-server: encoding tool result", "tool", name, "error", err)
+		return jsonrpc.Fail(id, jsonrpc.CodeServerError, jsonrpc.MsgInternalError)
+	}
+	body, err := answers.Encode(cl.version, r, nil)
+	if err != nil {
+		log.Error("mcp-server: encoding tool result", "tool", name, "error", err)
+		return jsonrpc.Fail(id, jsonrpc.CodeServerError, jsonrpc.MsgInternalError)
+	}
+	outcome = OutcomeOK
+	// At debug: the audit line, always written, already records the call.
+	if log.Enabled(ctx, slog.LevelDebug) {
+		log.Debug("mcp-server: tool call", "tool", name, "duration_ms", time.Since(start).Milliseconds(), "result_bytes", len(body))
+	}
+	return jsonrpc.Result(id, body)
+}
+
+// runTool calls the tool name for cl. A tool the original lacks is unknown
+// where tools/list does not show it (the drop-in path); a write tool is
+// handed the caller (tools.WithCaller), and at a stateless revision a
+// call carrying requestState is the retry of an input_required answer,
+// which reports the sealed action's state instead of proposing again.
+func (s *Server) runTool(ctx context.Context, cl *caller, name string, params any, args *jsjson.Object) (any, error) {
+	t, known := s.tools.Lookup(name)
+	if !revision.Structured(cl.version) {
+		if known && t.NegotiatedOnly {
+			return nil, &tools.UnknownToolError{Name: name}
 		}
+	} else {
+		ctx = tools.WithNegotiated(ctx) // fields the original lacks (S31)
+	}
+	if !known || !t.Write {
+		return s.callTool(ctx, cl.db, cl.principal.Scopes, name, args)
+	}
+	p := cl.principal
+	ctx = tools.WithCaller(ctx, tools.Caller{UserID: p.UserID, TokenID: p.TokenID, ClientID: p.ClientID})
+	if po, ok := params.(*jsjson.Object); ok && po != nil && revision.Stateless(cl.version) {
+		if rs, ok := po.String("requestState"); ok {
+			return s.tools.Resume(ctx, p.Scopes, name, rs)
+		}
+	}
+	return s.callTool(ctx, cl.db, p.Scopes, name, args)
+}
+
+// toolResult is a tool's value as a tools/call result: as indented text,
+// and from 2025-06-18 as structuredContent (before 2026-07-28 wrapped in
+// an object, as those revisions require; after, the value itself).
+func (s *Server) toolResult(cl *caller, name string, result any, log *slog.Logger) (answers.Result, error) {
+	if pr, ok := result.(*tools.Proposed); ok {
 		result = pr.Value
 	}
 	result = s.cleanResult(cl, name, result, log)
 	text, err := jsjson.MarshalIndent(result)
 	if err != nil {
-		log.Error("mcp-server: encoding tool result", "tool", name, "error", err)
-		return errorResponse(id, codeServerError, msgInternalError)
+		return nil, err
 	}
-	var structured []byte
-	if structuredOutput(cl.version) {
-		// From 2026-07-28 structuredContent may be any JSON value, so it is
-		// the tool's value itself; before, it had to be an object.
-		var value any = result
-		if cl.version != versionModern {
-			value = tools.StructuredResult(result)
-		}
-		if structured, err = jsjson.Marshal(value); err != nil {
-			log.Error("mcp-server: encoding structured tool result", "tool", name, "error", err)
-			return errorResponse(id, codeServerError, msgInternalError)
+	r := answers.ToolCall{Text: string(text)}
+	if revision.Structured(cl.version) {
+		r.Structured, r.HasStructured = result, true
+		if !revision.Stateless(cl.version) {
+			r.Structured = tools.StructuredResult(result)
 		}
 	}
-	outcome = OutcomeOK
-	// At debug: the audit line, always written, already records the call.
-	if log.Enabled(ctx, slog.LevelDebug) {
-		log.Debug("mcp-server: tool call", "tool", name, "duration_ms", time.Since(start).Milliseconds(), "result_bytes", len(text))
-	}
-	return resultResponse(id, eraResult(cl, toolCallResult(text, structured)))
+	return r, nil
 }
 
 // toolErrorResponse answers a failed tool call: a refused write and a
@@ -212,29 +365,34 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 // are JSON-RPC errors, with a scope challenge on a request that states a
 // revision (MCP authorization, "Scope Challenge Handling"; the drop-in
 // path keeps the original's -32000 in a 200).
-func (s *Server) toolErrorResponse(cl *caller, id any, name, outcome string, code int, err error) *response {
+func (s *Server) toolErrorResponse(cl *caller, id any, name, outcome string, code int, err error) *jsonrpc.Response {
 	var rf *approval.RefusedError
-	if errors.As(err, &rf) {
-		return resultResponse(id, eraResult(cl, toolErrorResult(rf.Message)))
-	}
 	var rd *tools.ReadFailedError
-	if errors.As(err, &rd) {
-		return resultResponse(id, eraResult(cl, toolErrorResult(rd.Error())))
+	switch {
+	case errors.As(err, &rf):
+		return toolError(cl, id, rf.Message)
+	case errors.As(err, &rd):
+		return toolError(cl, id, rd.Error())
+	case revision.ToolInputErrorsAsResults(cl.version) && outcome == OutcomeInvalidParams:
+		return toolError(cl, id, err.Error())
+	case revision.ToolInputErrorsAsResults(cl.version) && outcome == OutcomeUnknownTool:
+		code = jsonrpc.CodeInvalidParams
 	}
-	if toolInputErrorsAsResults(cl.version) {
-		switch outcome {
-		case OutcomeInvalidParams:
-			return resultResponse(id, eraResult(cl, toolErrorResult(err.Error())))
-		case OutcomeUnknownTool:
-			code = codeInvalidParams
-		}
-	}
-	resp := errorResponse(id, code, err.Error())
+	resp := jsonrpc.Fail(id, code, err.Error())
 	var ms *tools.MissingScopeError
 	if cl.versionStated && errors.As(err, &ms) {
-		resp.challenge = s.insufficientScope(name, ms.Scope)
+		resp.Challenge = s.insufficientScope(name, ms.Scope)
 	}
 	return resp
+}
+
+// toolError is a tool execution error result carrying message.
+func toolError(cl *caller, id any, message string) *jsonrpc.Response {
+	body, err := answers.Encode(cl.version, answers.ToolCall{Text: message, IsError: true}, nil)
+	if err != nil { // a string always encodes
+		panic(err)
+	}
+	return jsonrpc.Result(id, body)
 }
 
 // cleanResult is a tool's value as it may leave the server: credential-named
@@ -247,22 +405,13 @@ func (s *Server) cleanResult(cl *caller, name string, result any, log *slog.Logg
 			log.Warn("mcp-server: redacted credential-named values from a tool result", "tool", name, "values", n)
 		}
 	}
-	if structuredOutput(cl.version) {
+	if revision.Structured(cl.version) {
 		var n int
-		if result, n = markHidden(result); n > 0 {
+		if result, n = hiddentext.MarkValue(result); n > 0 {
 			log.Info("mcp-server: marked hidden characters in a tool result", "tool", name, "characters", n)
 		}
 	}
 	return result
-}
-
-// hiddenFrom reports whether the tool called name is one the original
-// lacks and version does not list (tools/list shows such tools only from
-// 2025-06-18): calling it there is calling an unknown tool, so the drop-in
-// path answers exactly as the original would.
-func (s *Server) hiddenFrom(version, name string) bool {
-	t, ok := s.tools.Lookup(name)
-	return ok && t.NegotiatedOnly && !structuredOutput(version)
 }
 
 // toolErrorCode maps a registry error to its JSON-RPC code. Only schema
@@ -271,100 +420,7 @@ func (s *Server) hiddenFrom(version, name string) bool {
 func toolErrorCode(err error) int {
 	var ip *tools.InvalidParamsError
 	if errors.As(err, &ip) {
-		return codeInvalidParams
+		return jsonrpc.CodeInvalidParams
 	}
-	return codeServerError
-}
-
-// toolCallResult returns {"content":[{"type":"text","text":<text>}]}, with
-// ,"structuredContent":<structured> before the closing brace when
-// structured (compact JSON) is not nil.
-func toolCallResult(text, structured []byte) []byte {
-	dst := make([]byte, 0, len(text)+len(text)/8+len(structured)+72)
-	dst = append(dst, `{"content":[{"type":"text","text":`...)
-	dst = jsjson.AppendString(dst, string(text))
-	dst = append(dst, `}]`...)
-	if structured != nil {
-		dst = append(dst, `,"structuredContent":`...)
-		dst = append(dst, structured...)
-	}
-	return append(dst, '}')
-}
-
-// toolErrorResult returns a tool execution error:
-// {"content":[{"type":"text","text":<message>}],"isError":true}.
-func toolErrorResult(message string) []byte {
-	dst := make([]byte, 0, len(message)+64)
-	dst = append(dst, `{"content":[{"type":"text","text":`...)
-	dst = jsjson.AppendString(dst, message)
-	return append(dst, `}],"isError":true}`...)
-}
-
-// initializeResult returns the initialize result for version, with the
-// original's key order.
-// resourcesInitializeResult is initialize's answer from 2025-06-18 to a
-// client without the MCP Apps extension: the skills are resources there.
-func resourcesInitializeResult(version string) []byte {
-	dst := append([]byte(nil), `{"protocolVersion":`...)
-	dst = jsjson.AppendString(dst, version)
-	return append(dst, `,"serverInfo":{"name":"pawtograder","version":"0.1.0"},"capabilities":{"tools":{},"resources":{}}}`...)
-}
-
-func initializeResult(version string) []byte {
-	dst := append([]byte(nil), `{"protocolVersion":`...)
-	dst = jsjson.AppendString(dst, version)
-	return append(dst, `,"serverInfo":{"name":"pawtograder","version":"0.1.0"},"capabilities":{"tools":{}}}`...)
-}
-
-// toolsListResult encodes {"tools":[…]} in catalogue order. Without
-// withOutput it is the original's catalogue (the drop-in path, 2024-11-05
-// and 2025-03-26): its tools with name, description and inputSchema only.
-// With it (2025-06-18 and 2025-11-25) every tool, titled, annotated and
-// with its outputSchema (toolEntries). The catalogue is fixed, so this runs
-// once per process.
-func toolsListResult(reg *tools.Registry, withOutput bool) ([]byte, error) {
-	if withOutput {
-		return jsjson.Marshal(jsjson.NewObject(1).Set("tools", toolEntries(reg, func(t *tools.Tool) *jsjson.Object { return t.OutputSchema })))
-	}
-	list := make([]any, 0, len(reg.Tools()))
-	for _, t := range reg.Tools() {
-		if t.NegotiatedOnly {
-			continue
-		}
-		list = append(list, jsjson.NewObject(3).
-			Set("name", t.Name).
-			Set("description", t.Description).
-			Set("inputSchema", inputSchema(t)))
-	}
-	return jsjson.Marshal(jsjson.NewObject(1).Set("tools", list))
-}
-
-// toolEntries lists the whole catalogue in its fixed order as the
-// tools/list entries of revisions from 2025-06-18: name, title,
-// description (what the tool returns), inputSchema, outputSchema when
-// output(t) gives one (each revision describes results its own way) and
-// annotations (Tool.Annotations).
-func toolEntries(reg *tools.Registry, output func(*tools.Tool) *jsjson.Object) []any {
-	list := make([]any, 0, len(reg.Tools()))
-	for _, t := range reg.Tools() {
-		entry := jsjson.NewObject(6).
-			Set("name", t.Name).
-			Set("title", t.Title).
-			Set("description", t.NegotiatedDescription()).
-			Set("inputSchema", inputSchema(t))
-		if out := output(t); out != nil {
-			entry.Set("outputSchema", out)
-		}
-		entry.Set("annotations", t.Annotations())
-		list = append(list, entry)
-	}
-	return list
-}
-
-// inputSchema is t's input schema, or an empty object when it has none.
-func inputSchema(t *tools.Tool) *jsjson.Object {
-	if t.InputSchema == nil {
-		return jsjson.NewObject(0)
-	}
-	return t.InputSchema
+	return jsonrpc.CodeServerError
 }

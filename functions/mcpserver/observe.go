@@ -1,8 +1,6 @@
 package mcpserver
 
 import (
-	"github.com/pawtograder/mcp-gateway/functions/mcpserver/approval"
-
 	"context"
 	"errors"
 	"log/slog"
@@ -10,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/approval"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 )
@@ -75,6 +74,14 @@ func toolOutcome(err error) string {
 		return OutcomeReadFailed
 	}
 	return OutcomeError
+}
+
+// observeToolCall is the one place every tools/call is observed when it
+// ends, whatever its outcome (a panic included): the metrics and the
+// audit line. A per-call hook belongs here.
+func (s *Server) observeToolCall(cl *caller, name string, args *jsjson.Object, outcome string, d time.Duration, upstream int64) {
+	s.metrics.ToolCall(name, outcome, d)
+	s.auditToolCall(cl, name, args, outcome, d, upstream)
 }
 
 // upstreamCounterKey is the context key of a tool call's upstream counter.

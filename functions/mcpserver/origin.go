@@ -9,6 +9,9 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/jsonrpc"
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/revision"
 )
 
 // originPolicy decides which browser origins may call the server (the
@@ -151,7 +154,7 @@ func (s *Server) setCORSFor(c echo.Context) bool {
 // 403 with the transport envelope, before authentication.
 func (s *Server) refuseOrigin(c echo.Context) error {
 	s.requestLogger(c).Info("mcp-server: origin refused", "origin", headerJS(c.Request().Header, "Origin"))
-	return writeJSON(c, http.StatusForbidden, envelope(codeServerError, msgOriginRefusedPrefix+headerJS(c.Request().Header, "Origin")))
+	return writeJSON(c, http.StatusForbidden, jsonrpc.Envelope(jsonrpc.CodeServerError, msgOriginRefusedPrefix+headerJS(c.Request().Header, "Origin")))
 }
 
 // corsAllowHeadersFor is the Access-Control-Allow-Headers value for r:
@@ -170,7 +173,7 @@ func (s *Server) corsAllowHeadersFor(r *http.Request) []string {
 		}
 		return corsAllowHeadersValue
 	}
-	if !s.pinProtocol && headerJS(r.Header, headerProtocolVersion) == versionModern {
+	if !s.pinProtocol && revision.Stateless(headerJS(r.Header, revision.HeaderProtocolVersion)) {
 		return corsAllowHeadersModernValue
 	}
 	return corsAllowHeadersValue
@@ -182,7 +185,7 @@ func (s *Server) corsAllowHeadersFor(r *http.Request) []string {
 func requestsModernHeaders(list string) bool {
 	for name := range strings.SplitSeq(list, ",") {
 		name = strings.TrimSpace(name)
-		if strings.EqualFold(name, headerMcpMethod) || strings.EqualFold(name, headerMcpName) {
+		if strings.EqualFold(name, revision.HeaderMcpMethod) || strings.EqualFold(name, revision.HeaderMcpName) {
 			return true
 		}
 	}

@@ -421,7 +421,7 @@ func TestMethodTableEntry(t *testing.T) {
 		}
 		return resultResponse(msg.Value("id"), eraResult(cl, []byte(`{"caps":`+string(text)+`}`)))
 	}
-	methods["test/caps"] = method{legacy: echoCaps, modern: echoCaps}
+	methods["test/caps"] = method{handshake: echoCaps, stateless: echoCaps}
 	defer delete(methods, "test/caps")
 	env := newTestEnv(t, nil)
 	caps := `{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}`

@@ -118,7 +118,10 @@ func TestScopeAnswersPerRevision(t *testing.T) {
 // error_description and in the JSON-RPC error, that the token is revoked or
 // expired and that a token pasted into the client configuration keeps the
 // client from signing in with OAuth; the drop-in answers keep the
-// original's bodies. Every challenge names the baseline scope.
+// original's bodies. Every challenge names the baseline scope. The rule
+// (docs/compatibility.md S24) is the request's, not the method's: an
+// initialize that states a revision is not a drop-in request and gets the
+// hint too, and one without the header keeps the original's text.
 func TestPastedTokenHints(t *testing.T) {
 	const (
 		challenge  = `Bearer resource_metadata="` + scopeMeta + `", scope="mcp:read"`
@@ -127,6 +130,7 @@ func TestPastedTokenHints(t *testing.T) {
 		revoked    = "API token has been revoked." + hint
 		expired    = "Invalid or expired API token." + hint
 		ping       = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+		initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
 		supabaseJW = "Bearer eyJhbGciOiJFUzI1NiJ9.e30.sig"
 	)
 	described := func(d string) string { return refused + `, error_description="` + d + `"` }
@@ -144,6 +148,10 @@ func TestPastedTokenHints(t *testing.T) {
 			wantHeader: json401(refused), wantBody: envJSON(-32000, "API token has been revoked")},
 		{name: "drop-in expired", header: v(authBad, ""), body: ping, wantStatus: 401,
 			wantHeader: json401(refused), wantBody: envJSON(-32000, "Invalid or expired API token")},
+		{name: "drop-in initialize revoked", header: v(authRevoked, ""), body: initialize, wantStatus: 401,
+			wantHeader: json401(refused), wantBody: envJSON(-32000, "API token has been revoked")},
+		{name: "drop-in initialize expired", header: v(authBad, ""), body: initialize, wantStatus: 401,
+			wantHeader: json401(refused), wantBody: envJSON(-32000, "Invalid or expired API token")},
 		{name: "drop-in missing", header: v("", ""), body: ping, wantStatus: 401,
 			wantHeader: json401(challenge), wantBody: envJSON(-32000, "Missing Authorization header")},
 		// A stated revision: the hint, in the challenge and in the body.
@@ -152,6 +160,10 @@ func TestPastedTokenHints(t *testing.T) {
 		{name: "2025-11-25 revoked", header: v(authRevoked, "2025-11-25"), body: ping, wantStatus: 401,
 			wantHeader: json401(described(revoked)), wantBody: envJSON(-32000, revoked)},
 		{name: "2025-11-25 expired", header: v(authBad, "2025-11-25"), body: ping, wantStatus: 401,
+			wantHeader: json401(described(expired)), wantBody: envJSON(-32000, expired)},
+		{name: "2025-11-25 initialize revoked", header: v(authRevoked, "2025-11-25"), body: initialize, wantStatus: 401,
+			wantHeader: json401(described(revoked)), wantBody: envJSON(-32000, revoked)},
+		{name: "2025-06-18 initialize expired", header: v(authBad, "2025-06-18"), body: initialize, wantStatus: 401,
 			wantHeader: json401(described(expired)), wantBody: envJSON(-32000, expired)},
 		{name: "2026-07-28 expired", header: modernHdr("tools/list", "Authorization", authBad), body: modernReq("1", "tools/list", ""), wantStatus: 401,
 			wantHeader: json401(described(expired)), wantBody: envJSON(-32000, expired)},

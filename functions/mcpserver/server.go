@@ -12,6 +12,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/answers"
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/jsonrpc"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/redact"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
@@ -163,19 +165,10 @@ type Server struct {
 	// exercise results and failures the catalogue cannot produce offline.
 	callTool func(ctx context.Context, db *userclient.Client, scopes []string, name string, args *jsjson.Object) (any, error)
 
-	// Pre-encoded results: initialize per protocol revision, and tools/list
-	// without outputSchema (the original's) and with it (2025-06-18 and
-	// later).
-	initializeResults         map[string][]byte
-	toolsListResult           []byte
-	toolsListResultStructured []byte
-	// At 2026-07-28: tools/list and server/discover (revision2026.go).
-	toolsListResultModern []byte
-	discoverResult        []byte
-	// apps holds the MCP Apps answers of both eras (resources.go).
-	apps *appsAnswers
-	// skills holds the skills' answers of both eras (skillserve.go).
-	skills *skillAnswers
+	// answers holds every answer that depends only on the catalogue, the
+	// revision, the declared extensions and the audience (package
+	// answers).
+	answers *answers.Table
 
 	// hintedChallenges are the invalid_token challenges with the
 	// pasted-token hint, by the authenticator's message (auth.go).
@@ -217,8 +210,8 @@ func New(opts Options) (*Server, error) {
 	if s.metrics == nil {
 		s.metrics = noMetrics{}
 	}
-	if err := s.encodeAnswers(); err != nil {
-		return nil, err
+	if s.answers, err = answers.New(s.tools); err != nil {
+		return nil, fmt.Errorf("mcpserver: encoding the answers: %w", err)
 	}
 	return s, nil
 }
@@ -256,42 +249,6 @@ func checkOptions(opts Options) (*originPolicy, error) {
 		errs = append(errs, err)
 	}
 	return origins, errors.Join(errs...)
-}
-
-// encodeAnswers pre-encodes the answers that depend only on the catalogue
-// and the configuration: initialize, tools/list, server/discover, the
-// views and the skills.
-func (s *Server) encodeAnswers() error {
-	s.initializeResults = make(map[string][]byte, len(supportedVersions))
-	for _, v := range supportedVersions {
-		s.initializeResults[v] = initializeResult(v)
-	}
-	var err error
-	if s.toolsListResult, err = toolsListResult(s.tools, false); err != nil {
-		return fmt.Errorf("mcpserver: encoding tools/list: %w", err)
-	}
-	if s.toolsListResultStructured, err = toolsListResult(s.tools, true); err != nil {
-		return fmt.Errorf("mcpserver: encoding tools/list: %w", err)
-	}
-	if s.toolsListResultModern, err = toolsListResultModern(s.tools); err != nil {
-		return fmt.Errorf("mcpserver: encoding tools/list: %w", err)
-	}
-	if s.discoverResult, err = discoverResult(false, instructions); err != nil {
-		return fmt.Errorf("mcpserver: encoding server/discover: %w", err)
-	}
-	if s.apps, err = newAppsAnswers(s.toolsListResultStructured, s.toolsListResultModern); err != nil {
-		return fmt.Errorf("mcpserver: encoding the MCP Apps answers: %w", err)
-	}
-	if s.tools.Writes() {
-		if err = s.useWriteInstructions(); err != nil {
-			return fmt.Errorf("mcpserver: encoding the instructions: %w", err)
-		}
-	}
-	if s.skills, err = newSkillAnswers(s.apps.viewEntries, s.tools.Writes()); err != nil {
-		return fmt.Errorf("mcpserver: encoding the skills' answers: %w", err)
-	}
-	s.useSkillInstructions()
-	return nil
 }
 
 func orDefault[T int | int64](v, def T) T {
@@ -363,7 +320,7 @@ func (s *Server) Handle(c echo.Context) error {
 	case http.MethodPost:
 		return s.servePOST(c)
 	default:
-		return writeJSON(c, http.StatusMethodNotAllowed, errorBody("Method not allowed"))
+		return writeJSON(c, http.StatusMethodNotAllowed, jsonrpc.ErrorBody("Method not allowed"))
 	}
 }
 

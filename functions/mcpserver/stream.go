@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/jsonrpc"
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/revision"
 )
 
 // endpointWarning is logged for every GET stream when EdgeFunctionsURL is
@@ -37,22 +40,22 @@ const (
 func (s *Server) serveGET(c echo.Context) error {
 	// Checked before authentication, as in the original.
 	if !strings.Contains(headerJS(c.Request().Header, "Accept"), "text/event-stream") {
-		return writeJSON(c, http.StatusNotAcceptable, errorBody("Must accept text/event-stream"))
+		return writeJSON(c, http.StatusNotAcceptable, jsonrpc.ErrorBody("Must accept text/event-stream"))
 	}
 	log := s.requestLogger(c)
 	cl, ae := s.authenticate(c, log)
 	if ae != nil {
 		s.setChallenge(c, ae)
-		return writeJSON(c, ae.Status, errorBody(ae.Message))
+		return writeJSON(c, ae.Status, jsonrpc.ErrorBody(ae.Message))
 	}
-	hv := headerJS(c.Request().Header, headerProtocolVersion)
-	if hv == versionModern && !s.pinProtocol {
+	hv := headerJS(c.Request().Header, revision.HeaderProtocolVersion)
+	if revision.Stateless(hv) && !s.pinProtocol {
 		// 2026-07-28 replaced the GET stream with subscriptions/listen; a
 		// server answers GET at that revision with 405.
-		return writeJSON(c, http.StatusMethodNotAllowed, errorBody("Method not allowed"))
+		return writeJSON(c, http.StatusMethodNotAllowed, jsonrpc.ErrorBody("Method not allowed"))
 	}
 	if version, ok := s.requestVersion(hv); !ok {
-		return writeJSON(c, http.StatusBadRequest, errorBody(unsupportedVersionMessage(version)))
+		return writeJSON(c, http.StatusBadRequest, jsonrpc.ErrorBody(revision.UnsupportedStreamMessage(version)))
 	}
 	key := cl.principal.TokenID
 	if key == "" {
@@ -61,7 +64,7 @@ func (s *Server) serveGET(c echo.Context) error {
 	release, status, msg := s.streams.acquire(key)
 	if release == nil {
 		log.Warn("mcp-server: event stream refused", "status", status, "reason", msg)
-		return writeJSON(c, status, errorBody(msg))
+		return writeJSON(c, status, jsonrpc.ErrorBody(msg))
 	}
 	defer release()
 	s.metrics.StreamOpened()

@@ -1,30 +1,27 @@
-package mcpserver
+package hiddentext
 
-import (
-	"github.com/pawtograder/mcp-gateway/functions/mcpserver/hiddentext"
-	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
-)
+import "github.com/pawtograder/mcp-gateway/gateway/jsjson"
 
-// markHidden returns v with every character that renders blank or
+// MarkValue returns v with every character that renders blank or
 // reorders text, in every string value, replaced by a visible marker
-// (hiddentext.Mark: "[U+202E]"), and how many it replaced. At negotiated
+// (Mark: "[U+202E]"), and how many it replaced. At negotiated
 // revisions a model reads student-written text (requests, messages,
 // posts, code, test output) with whatever was hidden in it shown, never
 // silently; the drop-in path keeps the original's bytes. Keys are the
 // tool's own and left alone. v is not changed: an object or array that
 // holds a marked string is copied, so a value shared with a cache or
 // another answer stays as it was.
-func markHidden(v any) (any, int) {
+func MarkValue(v any) (any, int) {
 	switch x := v.(type) {
 	case string:
-		if n := hiddentext.Count(x); n > 0 {
-			return hiddentext.Mark(x), n
+		if n := Count(x); n > 0 {
+			return Mark(x), n
 		}
 	case []any:
 		var out []any
 		total := 0
 		for i, e := range x {
-			m, n := markHidden(e)
+			m, n := MarkValue(e)
 			if n == 0 {
 				continue
 			}
@@ -43,7 +40,7 @@ func markHidden(v any) (any, int) {
 		var out *jsjson.Object
 		total := 0
 		for _, k := range x.Keys() {
-			m, n := markHidden(x.Value(k))
+			m, n := MarkValue(x.Value(k))
 			if n == 0 {
 				continue
 			}
