@@ -17,6 +17,7 @@ import (
 
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/views"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
+	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
 )
 
 // Client capabilities as JSON, for the tables below.
@@ -104,7 +105,7 @@ func TestRequestCapabilities(t *testing.T) {
 
 // initAnswer is the initialize answer without (apps=false) or with the
 // resources capability and the extension.
-func initAnswer(version string, apps bool) string { return initializeAnswer(version, apps, false) }
+func initAnswer(version string) string { return initializeAnswer(version, false) }
 
 // TestAppsOverHTTP follows clients with and without the extension through
 // initialize, tools/list, resources/list and resources/read at each
@@ -135,26 +136,26 @@ func TestAppsOverHTTP(t *testing.T) {
 		caps   string // initialize's capabilities
 		header string // later requests' MCP-Protocol-Version
 		// wantInit is the negotiated revision; apps whether the later
-		// requests get the views.
+		// requests get the views (every request from 2025-06-18, whatever
+		// initialize declared).
 		wantInit     string
-		initApps     bool
 		apps         bool
 		wantListFile []byte
 	}{
-		{"pinned, extension declared", true, "2025-11-25", capsApps, "2025-11-25", "2024-11-05", false, false, legacyList},
-		{"2024-11-05 without header", false, "2024-11-05", capsApps, "", "2024-11-05", false, false, legacyList},
-		{"2025-03-26", false, "2025-03-26", capsApps, "2025-03-26", "2025-03-26", false, false, legacyList},
-		{"2025-06-18 with extension", false, "2025-06-18", capsApps, "2025-06-18", "2025-06-18", true, true, appsList},
-		{"2025-06-18 without extension", false, "2025-06-18", capsNone, "2025-06-18", "2025-06-18", false, true, appsList},
-		{"2025-11-25 with extension", false, "2025-11-25", capsApps, "2025-11-25", "2025-11-25", true, true, appsList},
-		{"2025-11-25 without extension", false, "2025-11-25", capsNone, "2025-11-25", "2025-11-25", false, true, appsList},
-		{"2025-11-25 extension without the MIME type", false, "2025-11-25", capsAppsOther, "2025-11-25", "2025-11-25", false, true, appsList},
+		{"pinned, extension declared", true, "2025-11-25", capsApps, "2025-11-25", "2024-11-05", false, legacyList},
+		{"2024-11-05 without header", false, "2024-11-05", capsApps, "", "2024-11-05", false, legacyList},
+		{"2025-03-26", false, "2025-03-26", capsApps, "2025-03-26", "2025-03-26", false, legacyList},
+		{"2025-06-18 with extension", false, "2025-06-18", capsApps, "2025-06-18", "2025-06-18", true, appsList},
+		{"2025-06-18 without extension", false, "2025-06-18", capsNone, "2025-06-18", "2025-06-18", true, appsList},
+		{"2025-11-25 with extension", false, "2025-11-25", capsApps, "2025-11-25", "2025-11-25", true, appsList},
+		{"2025-11-25 without extension", false, "2025-11-25", capsNone, "2025-11-25", "2025-11-25", true, appsList},
+		{"2025-11-25 extension without the MIME type", false, "2025-11-25", capsAppsOther, "2025-11-25", "2025-11-25", true, appsList},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := newTestEnv(t, func(o *Options) { o.PinProtocol2024 = tc.pin })
 			init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + tc.asked +
 				`","capabilities":` + tc.caps + `,"clientInfo":{"name":"c","version":"1"}}}`
-			if diff := cmp.Diff(initAnswer(tc.wantInit, tc.initApps), env.do(http.MethodPost, "", hdr("Authorization", authGood), init).Body.String()); diff != "" {
+			if diff := cmp.Diff(initAnswer(tc.wantInit), env.do(http.MethodPost, "", hdr("Authorization", authGood), init).Body.String()); diff != "" {
 				t.Errorf("initialize (-want +got):\n%s", diff)
 			}
 			h := hdr("Authorization", authGood)
@@ -214,12 +215,11 @@ func TestAppsOverHTTP(t *testing.T) {
 const wantViewMeta = `{"ui":{"csp":{"connectDomains":[],"resourceDomains":[],"frameDomains":[],"baseUriDomains":[]},"prefersBorder":true}}`
 
 // TestAppsPerRequestCapabilities follows 2026-07-28 requests over HTTP:
-// the views only for a request whose _meta declares the extension (then
-// server/discover declares resources and the extension, tools/list carries
-// _meta.ui, and the resources results carry resultType, the server's
-// identity and public caching hints); otherwise the answers of issue 18
-// (pinned by discover_2026.golden and tools_list_2026.golden) and 404
-// -32601 for the resources methods.
+// server/discover declares resources and the extensions to every client,
+// the views are resources for every request (their results carry
+// resultType, the server's identity and public caching hints), and only a
+// request whose _meta declares the extension with the view MIME type gets
+// _meta.ui in tools/list.
 func TestAppsPerRequestCapabilities(t *testing.T) {
 	env := newTestEnv(t, nil)
 	const review = "ui://pawtograder/submission-review"
@@ -247,25 +247,16 @@ func TestAppsPerRequestCapabilities(t *testing.T) {
 					t.Errorf("%s (-want +got):\n%s", what, diff)
 				}
 			}
-			if !tc.apps {
-				for _, m := range []string{"server/discover", "tools/list"} {
-					want, err := os.ReadFile(filepath.Join("testdata", map[string]string{
-						"server/discover": "discover_2026.golden", "tools/list": "tools_list_2026.golden"}[m]))
-					if err != nil {
-						t.Fatal(err)
-					}
-					check(m, post(m, ""), 200, string(want))
-				}
-				for _, m := range []string{methodResourcesList, methodResourceTemplatesList} {
-					check(m, post(m, ""), 404, rpcErr("1", "-32601", "Method not found: "+m))
-				}
-				check("resources/read", post(methodResourcesRead, `,"uri":"`+review+`"`, "Mcp-Name", review), 404,
-					rpcErr("1", "-32601", "Method not found: resources/read"))
-				return
+			// The extensions are declared and the views served to every
+			// client; only tools/list's _meta.ui depends on the request's
+			// declaration.
+			list := "tools_list_2026.golden"
+			if tc.apps {
+				list = "tools_list_apps_2026.golden"
 			}
 			for _, c := range []struct{ method, golden string }{
-				{"server/discover", "discover_apps_2026.golden"},
-				{"tools/list", "tools_list_apps_2026.golden"},
+				{"server/discover", "discover_2026.golden"},
+				{"tools/list", list},
 				{methodResourcesList, "resources_list_2026.golden"},
 			} {
 				rec := post(c.method, "")
@@ -351,32 +342,32 @@ func TestAppsModernListsMatch(t *testing.T) {
 }
 
 // TestAppsDiscoverLegacy: server/discover under a handshake revision
-// declares the views' capabilities only from 2025-06-18 and only when the
-// request's _meta declares the extension.
+// declares resources and the MCP Apps extension from 2025-06-18 to every
+// client, whatever its _meta declares, and not the Skills extension, whose
+// methods are 2026-07-28's; at 2025-03-26 only tools.
 func TestAppsDiscoverLegacy(t *testing.T) {
 	env := newTestEnv(t, nil)
-	s := env.srv
 	for _, tc := range []struct {
 		version, caps string
 		apps          bool
 	}{
 		{"2025-03-26", capsApps, false},
-		{"2025-06-18", "", false},
+		{"2025-06-18", "", true},
 		{"2025-06-18", capsApps, true},
-		{"2025-11-25", capsOtherExt, false},
+		{"2025-11-25", capsOtherExt, true},
 		{"2025-11-25", capsApps, true},
 	} {
 		body := `{"jsonrpc":"2.0","id":1,"method":"server/discover"}`
 		if tc.caps != "" {
 			body = `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":` + tc.caps + `}}}`
 		}
-		want := rowOf(t, s, answers.Key{Revision: versionModern}).Discover
+		want := `"capabilities":{"tools":{}},`
 		if tc.apps {
-			want = rowOf(t, s, answers.Key{Revision: versionModern, Apps: true}).Discover
+			want = `"capabilities":{"tools":{},"resources":{},"extensions":{"io.modelcontextprotocol/ui":{}}},`
 		}
 		rec := env.do(http.MethodPost, "", hdr("Authorization", authGood, headerProtocolVersion, tc.version), body)
-		if w := `{"jsonrpc":"2.0","id":1,"result":` + string(want) + `}`; rec.Body.String() != w {
-			t.Errorf("%s %s: %s\nwant %s", tc.version, tc.caps, rec.Body, w)
+		if !strings.Contains(rec.Body.String(), want) || !strings.HasPrefix(rec.Body.String(), `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":`) {
+			t.Errorf("%s %s: %s\nwant %s", tc.version, tc.caps, rec.Body, want)
 		}
 	}
 }
@@ -450,7 +441,7 @@ func FuzzAppsRequest(f *testing.F) {
 		for _, version := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"} {
 			for _, m := range []string{methodInitialize, methodToolsList, methodResourcesList, methodResourcesRead, methodResourceTemplatesList, methodDiscover} {
 				msg := jsjson.NewObject(4).Set("jsonrpc", "2.0").Set("id", 1.0).Set("method", m).Set("params", v)
-				cl := &caller{version: version, versionStated: true}
+				cl := &caller{principal: &mcpauth.Principal{UserID: "u"}, version: version, versionStated: true}
 				var resp *response
 				if version == versionModern {
 					cl.clientCapabilities = requestCapabilities(v)
@@ -470,8 +461,8 @@ func FuzzAppsRequest(f *testing.F) {
 					t.Fatalf("tools/list at %s is not the original's", version)
 				case version < versionModern && version >= firstVersionWithApps && isResources && notFound:
 					t.Fatalf("%s not answered at %s", m, version)
-				case version == versionModern && isResources && notFound != !declaresApps(cl.clientCapabilities):
-					t.Fatalf("%s at %s: not found = %v with capabilities %v", m, version, notFound, cl.clientCapabilities)
+				case version == versionModern && isResources && notFound:
+					t.Fatalf("%s not answered at %s with capabilities %v", m, version, cl.clientCapabilities)
 				}
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -18,28 +19,30 @@ import (
 // `node` npm package).
 var conformanceDir = filepath.Join("testdata", "conformance")
 
-// conformanceRuns are the suite's server scenarios that apply to a
-// tools-only server whose tools read a database, per protocol revision:
-// the others need the suite's own test tools, prompts, resources, logging,
-// sampling or elicitation, none of which this server has. At 2026-07-28
-// the suite speaks the stateless wire (server/discover, per-request _meta,
-// Mcp-Method/Mcp-Name); version 0.2.0-alpha.12 (package.json) is the newest
-// with that revision's server scenarios.
-var conformanceRuns = []struct {
-	specVersion string
-	scenarios   []string
-}{
-	{"2025-11-25", []string{"server-initialize", "ping", "tools-list", "dns-rebinding-protection"}},
-	{"2026-07-28", []string{"server-stateless", "tools-list", "caching", "http-header-validation", "dns-rebinding-protection"}},
-}
+// conformanceRequirements are the revisions whose requirement sets the
+// suite runs as a whole (--requirements: exactly the scenarios the revision
+// requires, frozen at its release), as a client would test any server.
+// Version 0.2.0-alpha.12 (package.json) is the newest with 2026-07-28's
+// server scenarios.
+var conformanceRequirements = []string{"2026-07-28", "2025-11-25"}
 
-// conformanceBaseline lists the checks of those scenarios that cannot pass
-// here, each with its reason (the suite fails a run on any other failure,
+// conformanceExtensionScenarios are the scenarios of the extensions the
+// server declares (the requirement sets cover the core protocol only): the
+// Skills extension's (SEP-2640), which must run, not skip, except the
+// directory scenario, whose resources/directory/read the server does not
+// declare (each skill is its one SKILL.md).
+var conformanceExtensionScenarios = []struct {
+	name    string
+	maySkip bool
+}{{"sep-2640-skills-enumeration", false}, {"sep-2640-skills-manifest", false}, {"sep-2640-skills-directory", true}}
+
+// conformanceBaseline lists the checks that cannot pass here, each with
+// its reason (the suite fails a run on any other failure,
 // and on an entry that passes).
 var conformanceBaseline = filepath.Join(conformanceDir, "expected-failures.yml")
 
-// TestConformance runs the official MCP conformance suite's applicable
-// server scenarios against the server. The suite cannot send a bearer
+// TestConformance runs the official MCP conformance suite's server
+// requirements of each revision, whole, against the server. The suite cannot send a bearer
 // token, so a reverse proxy in front of the server adds one. The
 // DNS-rebinding scenario checks the default Origin policy: a foreign Origin
 // must get 4xx, the local one 2xx.
@@ -94,25 +97,42 @@ func TestConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, run := range conformanceRuns {
-		for _, scenario := range run.scenarios {
-			t.Run(run.specVersion+"/"+scenario, func(t *testing.T) {
-				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-				defer cancel()
-				cmd := exec.CommandContext(ctx, node, filepath.Join("node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js"),
-					"server", "--url", frontURL+"/functions/v1/mcp-server", "--scenario", scenario,
-					"--spec-version", run.specVersion, "--expected-failures", baseline, "--output-dir", t.TempDir())
-				cmd.Dir = conformanceDir
-				cmd.Env = append(os.Environ(), "NO_COLOR=1")
-				var out bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &out, &out
-				if err := cmd.Run(); err != nil {
-					t.Errorf("conformance %s at %s: %v\n%s", scenario, run.specVersion, err, out.String())
-					return
-				}
-				t.Logf("conformance %s at %s:\n%s", scenario, run.specVersion, out.String())
-			})
-		}
+	type run struct {
+		name    string
+		args    []string
+		maySkip bool
+	}
+	var runs []run
+	for _, rev := range conformanceRequirements {
+		runs = append(runs, run{rev, []string{"--requirements", rev}, true})
+	}
+	for _, sc := range conformanceExtensionScenarios {
+		runs = append(runs, run{sc.name, []string{"--scenario", sc.name}, sc.maySkip})
+	}
+	for _, r := range runs {
+		t.Run(r.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			outDir := t.TempDir()
+			if d := os.Getenv("CONFORMANCE_OUTPUT_DIR"); d != "" { // to read every check's result
+				outDir = filepath.Join(d, r.name)
+			}
+			args := append([]string{filepath.Join("node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js"),
+				"server", "--url", frontURL + "/functions/v1/mcp-server"}, r.args...)
+			cmd := exec.CommandContext(ctx, node, append(args, "--expected-failures", baseline, "--output-dir", outDir)...)
+			cmd.Dir = conformanceDir
+			cmd.Env = append(os.Environ(), "NO_COLOR=1")
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Run(); err != nil {
+				t.Errorf("conformance %s: %v\n%s", r.name, err, out.String())
+				return
+			}
+			if !r.maySkip && strings.Contains(out.String(), "] SKIPPED ") {
+				t.Errorf("conformance %s skipped checks: the extension is not visible to the suite\n%s", r.name, out.String())
+			}
+			t.Logf("conformance %s:\n%s", r.name, out.String())
+		})
 	}
 	waitFor(t, "event streams to be released", func() bool { return env.srv.streams.open() == 0 })
 }

@@ -293,21 +293,15 @@ func placeholderArgs(inputSchema map[string]any) *jsjson.Object {
 }
 
 // initializeAnswer is the whole initialize response at version: from
-// 2025-06-18 it declares resources (the skills, and the views for an MCP
-// Apps client) and carries the instructions with their pointer to the
-// skills (TestInitializePointsToSkills has the text).
-func initializeAnswer(version string, apps, writes bool) string {
-	caps := `{"tools":{}}`
-	if apps {
-		caps = `{"tools":{},"resources":{},"extensions":{"io.modelcontextprotocol/ui":{}}}`
-	}
+// 2025-06-18 it declares resources (the skills and the views) and the MCP
+// Apps extension to every client, and carries the instructions with their
+// pointer to the skills (TestInitializePointsToSkills has the text).
+func initializeAnswer(version string, writes bool) string {
 	result := `{"protocolVersion":"` + version + `","serverInfo":{"name":"pawtograder","version":"0.1.0"},"capabilities":`
 	if !structuredOutput(version) {
-		return `{"jsonrpc":"2.0","id":1,"result":` + result + caps + `}}`
+		return `{"jsonrpc":"2.0","id":1,"result":` + result + `{"tools":{}}}}`
 	}
-	if !apps {
-		caps = `{"tools":{},"resources":{}}`
-	}
+	caps := `{"tools":{},"resources":{},"extensions":{"io.modelcontextprotocol/ui":{}}}`
 	instr := instructions
 	if writes {
 		instr = writeInstructions

@@ -99,8 +99,7 @@ func answered(pick func(*answers.Row) []byte) handler {
 // row is the answer table's row for cl's request, whose client declares
 // caps; a row that could not be built is answered -32000.
 func (s *Server) row(cl *caller, caps *jsjson.Object, msg *jsjson.Object, log *slog.Logger) (*answers.Row, *jsonrpc.Response) {
-	k := answers.Key{Revision: cl.version, Apps: appsext.Declared(caps), Skills: skillsext.Declared(caps),
-		Writer: cl.principal.HasScope(tools.ScopeWrite)}
+	k := answers.Key{Revision: cl.version, Apps: appsext.Declared(caps), Writer: cl.principal.HasScope(tools.ScopeWrite)}
 	row, err := s.answers.Row(k)
 	if err != nil {
 		log.Error("mcp-server: building answers", "error", err)

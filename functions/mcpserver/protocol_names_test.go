@@ -36,12 +36,13 @@ var (
 	decodeHeaderValue   = revision.DecodeHeaderValue
 	skillsInstructions  = skillsext.Instructions
 	requestCapabilities = revision.Capabilities
-	declaresApps        = appsext.Declared
 	structuredOutput    = revision.Structured
 )
 
+// appsOffered reports whether tools/list marks the view tools for a
+// request at version declaring caps.
 func appsOffered(version string, caps *jsjson.Object) bool {
-	return appsext.Offered(version, appsext.Declared(caps))
+	return appsext.ToolMetaOffered(version, appsext.Declared(caps))
 }
 
 // rowOf is the answer table's row for k.

@@ -59,8 +59,9 @@ func TestRevision2026Answers(t *testing.T) {
 	cases := []httpCase{
 		// Version information.
 		{name: "discover", header: modernHdr("server/discover"), body: modernReq("1", "server/discover", ""), wantStatus: 200, wantHeader: jsonHeader,
-			wantBody: `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"capabilities":{"tools":{}},"instructions":"` +
-				instructions + `","ttlMs":3600000,"cacheScope":"public",` + serverInfo + `}}`},
+			wantBody: `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],` +
+				`"capabilities":{"tools":{},"resources":{},"extensions":{"io.modelcontextprotocol/ui":{},"io.modelcontextprotocol/skills":{}}},"instructions":"` +
+				instructions + ` ` + skillsInstructions(false, false) + `","ttlMs":3600000,"cacheScope":"public",` + serverInfo + `}}`},
 		{name: "_meta without the version header", header: modernHdr("server/discover", headerProtocolVersion, ""), body: modernReq("1", "server/discover", ""),
 			wantStatus: 400, wantHeader: jsonHeader, wantBody: rpcErr("1", "-32020", "Header mismatch: the MCP-Protocol-Version header is required when _meta names a protocol version")},
 		{name: "_meta and a handshake header disagree", header: modernHdr("server/discover", headerProtocolVersion, "2025-11-25"), body: modernReq("1", "server/discover", ""),

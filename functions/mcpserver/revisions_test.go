@@ -142,7 +142,7 @@ func TestNegotiationThenRequests(t *testing.T) {
 		t.Run(fmt.Sprintf("pin=%v/%s", tc.pin, tc.asked), func(t *testing.T) {
 			env := newTestEnv(t, func(o *Options) { o.PinProtocol2024 = tc.pin })
 			rec := env.do(http.MethodPost, "", hdr("Authorization", authGood), initReq(tc.asked))
-			want := initializeAnswer(tc.got, false, false)
+			want := initializeAnswer(tc.got, false)
 			if diff := cmp.Diff(want, rec.Body.String()); diff != "" {
 				t.Fatalf("initialize (-want +got):\n%s", diff)
 			}

@@ -429,7 +429,7 @@ func TestToolCallResult(t *testing.T) {
 // TestProtocolVersions covers version negotiation (PinProtocol2024 unset):
 // the initialize answer, the MCP-Protocol-Version header and batches.
 func TestProtocolVersions(t *testing.T) {
-	init := func(v string) string { return initializeAnswer(v, false, false) }
+	init := func(v string) string { return initializeAnswer(v, false) }
 	initReq := func(v string) string {
 		return `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":` + v + `,"capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
 	}

@@ -99,7 +99,8 @@ const (
 // TestSkillsNegotiation checks where the skills are served: never on the
 // drop-in path or before 2025-06-18, as resources at 2025-06-18 and
 // 2025-11-25 (the extension's methods unknown there), and at 2026-07-28
-// only to a request that declares the extension.
+// through the extension and as resources to every request, declared or
+// not (capabilities describe the server).
 func TestSkillsNegotiation(t *testing.T) {
 	env := newTestEnv(t, nil)
 	readParams := `"uri":"` + readSkillURI + `"`
@@ -119,17 +120,19 @@ func TestSkillsNegotiation(t *testing.T) {
 		{"2025-11-25 resources/read", skillReq{"2025-11-25", "", "resources/read", readParams}, 200, 0, "contents", []string{readSkillURI}},
 		{"2025-11-25 skills/list", skillReq{"2025-11-25", "", "skills/list", ""}, 200, codeMethodNotFound, "", nil},
 		{"2025-11-25 skills/get", skillReq{"2025-11-25", "", "skills/get", readParams}, 200, codeMethodNotFound, "", nil},
-		{"2026 undeclared skills/list", skillReq{versionModern, `{}`, "skills/list", ""}, 404, codeMethodNotFound, "", nil},
-		{"2026 undeclared skills/get", skillReq{versionModern, `{}`, "skills/get", readParams}, 404, codeMethodNotFound, "", nil},
-		{"2026 undeclared resources/list", skillReq{versionModern, `{}`, "resources/list", ""}, 404, codeMethodNotFound, "", nil},
-		{"2026 undeclared resources/read", skillReq{versionModern, `{}`, "resources/read", readParams}, 404, codeMethodNotFound, "", nil},
-		{"2026 apps only resources/list", skillReq{versionModern, capsApps, "resources/list", ""}, 200, 0, "resources", viewURIs()},
-		{"2026 apps only resources/read of a skill", skillReq{versionModern, capsApps, "resources/read", readParams}, 400, codeInvalidParams, "", nil},
+		// 2026-07-28: the extensions are declared to every client, and the
+		// views and skills served to every request, declared or not.
+		{"2026 undeclared skills/list", skillReq{versionModern, `{}`, "skills/list", ""}, 200, 0, "skills", skillURIs(false)},
+		{"2026 undeclared skills/get", skillReq{versionModern, `{}`, "skills/get", readParams}, 200, 0, "", nil},
+		{"2026 undeclared resources/list", skillReq{versionModern, `{}`, "resources/list", ""}, 200, 0, "resources", append(viewURIs(), skillURIs(false)...)},
+		{"2026 undeclared resources/read", skillReq{versionModern, `{}`, "resources/read", readParams}, 200, 0, "contents", []string{readSkillURI}},
+		{"2026 apps only resources/list", skillReq{versionModern, capsApps, "resources/list", ""}, 200, 0, "resources", append(viewURIs(), skillURIs(false)...)},
+		{"2026 apps only resources/read of a skill", skillReq{versionModern, capsApps, "resources/read", readParams}, 200, 0, "contents", []string{readSkillURI}},
 		{"2026 skills/list", skillReq{versionModern, capsSkills, "skills/list", ""}, 200, 0, "skills", skillURIs(false)},
-		{"2026 skills resources/list", skillReq{versionModern, capsSkills, "resources/list", ""}, 200, 0, "resources", skillURIs(false)},
+		{"2026 skills resources/list", skillReq{versionModern, capsSkills, "resources/list", ""}, 200, 0, "resources", append(viewURIs(), skillURIs(false)...)},
 		{"2026 skills and apps resources/list", skillReq{versionModern, capsSkillsApps, "resources/list", ""}, 200, 0, "resources", append(viewURIs(), skillURIs(false)...)},
 		{"2026 skills resources/read", skillReq{versionModern, capsSkills, "resources/read", readParams}, 200, 0, "contents", []string{readSkillURI}},
-		{"2026 skills resources/read of a view", skillReq{versionModern, capsSkills, "resources/read", `"uri":"` + viewQueue + `"`}, 400, codeInvalidParams, "", nil},
+		{"2026 skills resources/read of a view", skillReq{versionModern, capsSkills, "resources/read", `"uri":"` + viewQueue + `"`}, 200, 0, "contents", []string{viewQueue}},
 		{"2026 skills resources/templates/list", skillReq{versionModern, capsSkills, "resources/templates/list", ""}, 200, 0, "resourceTemplates", nil},
 		{"2026 skills/get unknown", skillReq{versionModern, capsSkills, "skills/get", `"uri":"skill://pawtograder/nothing/SKILL.md"`}, 400, codeInvalidParams, "", nil},
 		{"2026 skills/get without uri", skillReq{versionModern, capsSkills, "skills/get", ""}, 400, codeInvalidParams, "", nil},
@@ -171,8 +174,7 @@ func TestSkillsGolden(t *testing.T) {
 		file string
 		req  skillReq
 	}{
-		{"discover_skills_2026.golden", skillReq{versionModern, capsSkills, "server/discover", ""}},
-		{"discover_skills_apps_2026.golden", skillReq{versionModern, capsSkillsApps, "server/discover", ""}},
+		{"discover_2026.golden", skillReq{versionModern, capsSkillsApps, "server/discover", ""}},
 		{"skills_list_2026.golden", skillReq{versionModern, capsSkills, "skills/list", ""}},
 		{"skills_get_2026.golden", skillReq{versionModern, capsSkills, "skills/get", `"uri":"` + readSkillURI + `"`}},
 	} {
@@ -181,13 +183,16 @@ func TestSkillsGolden(t *testing.T) {
 			golden(t, tc.file, a.raw)
 		})
 	}
-	// The discover answers differ from the others only in what they
-	// declare and the instructions' pointer to the skills.
+	// server/discover describes the server whoever asks: a client that
+	// declares nothing gets the same answer, instructions pointing to the
+	// skills included.
 	_, plain := skillReq{versionModern, `{}`, "server/discover", ""}.send(t, env, authGood)
 	_, withSkills := skillReq{versionModern, capsSkills, "server/discover", ""}.send(t, env, authGood)
-	instr, _ := plain.Result["instructions"].(string)
-	if got, _ := withSkills.Result["instructions"].(string); got != instr+" "+skillsInstructions(false, false) {
-		t.Errorf("instructions for a skills client: %q", got)
+	if string(plain.raw) != string(withSkills.raw) {
+		t.Errorf("server/discover differs with the client's capabilities:\n%s\n%s", plain.raw, withSkills.raw)
+	}
+	if got, _ := plain.Result["instructions"].(string); got != instructions+" "+skillsInstructions(false, false) {
+		t.Errorf("instructions: %q", got)
 	}
 }
 
@@ -221,7 +226,7 @@ func TestSkillsPerCaller(t *testing.T) {
 				t.Errorf("skills/list cacheScope %v, want %s", got, tc.wantScope)
 			}
 			_, res := skillReq{versionModern, capsSkills, "resources/list", ""}.send(t, tc.env, tc.auth)
-			if diff := cmp.Diff(tc.wantURIs, res.uris("resources")); diff != "" || res.Result["cacheScope"] != tc.wantScope {
+			if diff := cmp.Diff(append(viewURIs(), tc.wantURIs...), res.uris("resources")); diff != "" || res.Result["cacheScope"] != tc.wantScope {
 				t.Errorf("resources/list cacheScope %v (-want +got):\n%s", res.Result["cacheScope"], diff)
 			}
 			_, legacy := skillReq{"2025-11-25", "", "resources/list", ""}.send(t, tc.env, tc.auth)
@@ -367,16 +372,17 @@ func checkMentions(t *testing.T, uri string, m skills.Mentions, props, fields ma
 }
 
 // TestInitializePointsToSkills: from 2025-06-18 every client may list and
-// read the skills as resources, so initialize declares resources and its
-// instructions name the skills (here the read server's answer, whole);
-// 2025-03-26 and the drop-in answer are unchanged.
+// read the skills as resources, so initialize declares resources (and the
+// MCP Apps extension, to every client) and its instructions name the
+// skills (here the read server's answer, whole); 2025-03-26 and the
+// drop-in answer are unchanged.
 func TestInitializePointsToSkills(t *testing.T) {
 	env := newTestEnv(t, nil)
 	init := func(v string) string {
 		return env.do(http.MethodPost, "", hdr("Authorization", authGood),
 			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+v+`","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`).Body.String()
 	}
-	want := `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","serverInfo":{"name":"pawtograder","version":"0.1.0"},"capabilities":{"tools":{},"resources":{}},` +
+	want := `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","serverInfo":{"name":"pawtograder","version":"0.1.0"},"capabilities":{"tools":{},"resources":{},"extensions":{"io.modelcontextprotocol/ui":{}}},` +
 		`"instructions":"Read-only access to Pawtograder course data for instructors and graders: assignments, submissions with their files, test results and build output, help requests, discussion threads, and the grader and handout repositories. Every tool needs the class_id of the course; results only ever contain what the signed-in user may see in Pawtograder. ` +
 		`Step-by-step workflows for common tasks are served as skill resources; read the one that fits (resources/read) before starting such a task: ` +
 		`skill://pawtograder/failing-tests-diagnosis/SKILL.md, skill://pawtograder/grading-progress/SKILL.md, skill://pawtograder/help-request-triage/SKILL.md, skill://pawtograder/office-hours-prep/SKILL.md, skill://pawtograder/regrade-triage/SKILL.md."}}`

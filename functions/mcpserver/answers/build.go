@@ -47,7 +47,7 @@ type builder struct {
 // typed values, through Encode.
 func build(reg *tools.Registry, k Key) (*Row, error) {
 	b := &builder{reg: reg, k: k, writes: reg.Writes(),
-		apps: appsext.Offered(k.Revision, k.Apps), sk: skillsext.Offered(k.Revision, k.Skills)}
+		apps: appsext.Offered(k.Revision), sk: skillsext.Offered(k.Revision)}
 	row := &Row{Read: map[string][]byte{}, SkillsGet: map[string][]byte{}}
 	var e encoder
 	if !revision.Stateless(k.Revision) {
@@ -60,7 +60,7 @@ func build(reg *tools.Registry, k Key) (*Row, error) {
 		row.Templates = e.encode(k.Revision, List{"resourceTemplates", nil}, b.cache(ScopePublic))
 		b.reads(&e, row.Read)
 	}
-	if skillsext.Methods(k.Revision, k.Skills) {
+	if skillsext.Methods(k.Revision) {
 		var entries []any
 		for _, sk := range b.skills() {
 			entries = append(entries, skillsext.Entry{Skill: sk}.Object())
@@ -121,9 +121,9 @@ func (b *builder) baseInstructions() string {
 }
 
 // initialize: the original's answer on the drop-in path; from 2025-06-18
-// the resources capability (the views and skills are resources), the
-// instructions pointing to the skills, and the MCP Apps extension to a
-// client that declares it.
+// the resources capability (the views and skills are resources), the MCP
+// Apps extension, whoever asks, and the instructions pointing to the
+// skills.
 func (b *builder) initialize() Initialize {
 	r := Initialize{Version: b.k.Revision}
 	if !revision.Negotiated(b.k.Revision) {
@@ -131,20 +131,19 @@ func (b *builder) initialize() Initialize {
 	}
 	r.Resources = true
 	r.Instructions = b.baseInstructions() + " " + skillsext.Instructions(b.writes, true)
-	if b.k.Apps {
-		r.Extensions = []string{appsext.Extension}
-	}
+	r.Extensions = []string{appsext.Extension}
 	return r
 }
 
-// discover: every revision served, resources and each extension the
-// request declares and is offered, and the instructions.
+// discover: every revision served, resources and every extension the
+// revision offers (whatever the client declares: capabilities describe the
+// server), and the instructions.
 func (b *builder) discover() Discover {
 	r := Discover{Versions: revision.Served(), Instructions: b.baseInstructions()}
-	if b.apps && b.k.Apps {
+	if b.apps {
 		r.Extensions = append(r.Extensions, appsext.Extension)
 	}
-	if skillsext.Methods(b.k.Revision, b.k.Skills) {
+	if skillsext.Methods(b.k.Revision) {
 		r.Extensions = append(r.Extensions, skillsext.Extension)
 		r.Instructions += " " + skillsext.Instructions(b.writes, false)
 	}
@@ -223,7 +222,7 @@ func (b *builder) tool(t *tools.Tool) *jsjson.Object {
 		e.Set("outputSchema", out)
 	}
 	e.Set("annotations", t.Annotations())
-	if m := appsext.ToolMeta(t.Name); m != nil && b.apps {
+	if m := appsext.ToolMeta(t.Name); m != nil && appsext.ToolMetaOffered(b.k.Revision, b.k.Apps) {
 		e.Set("_meta", m)
 	}
 	return e

@@ -15,10 +15,11 @@ import (
 // the same answers share a row.
 type Key struct {
 	Revision string
-	// Apps and Skills: the request declares the MCP Apps (with the view
-	// MIME type) or the Skills extension (in initialize's capabilities, or
-	// in _meta at a stateless revision).
-	Apps, Skills bool
+	// Apps: the request declares the MCP Apps extension with the view MIME
+	// type (in _meta at a revision with per-request capabilities; the
+	// extensions are declared and served to every client, so only
+	// tools/list's _meta.ui depends on it).
+	Apps bool
 	// Writer: the write tools are on and the caller's token carries
 	// mcp:write.
 	Writer bool
@@ -43,7 +44,7 @@ type Row struct {
 type Table struct {
 	reg       *tools.Registry
 	revisions []string // revision.Served() when the table was made
-	cells     []cell   // len(revisions) × 8, by index
+	cells     []cell   // len(revisions) × 4, by index
 }
 
 type cell struct {
@@ -57,7 +58,7 @@ type cell struct {
 // be encoded stops start-up.
 func New(reg *tools.Registry) (*Table, error) {
 	t := &Table{reg: reg, revisions: slices.Clone(revision.Served())}
-	t.cells = make([]cell, len(t.revisions)*8)
+	t.cells = make([]cell, len(t.revisions)*4)
 	for _, v := range t.revisions {
 		if _, err := t.Row(Key{Revision: v}); err != nil {
 			return nil, fmt.Errorf("answers: revision %s: %w", v, err)
@@ -73,24 +74,21 @@ func (t *Table) Row(k Key) (*Row, error) {
 	if i < 0 {
 		return nil, fmt.Errorf("answers: revision %q is not served", k.Revision)
 	}
-	c := &t.cells[i*8+b2i(k.Apps)*4+b2i(k.Skills)*2+b2i(k.Writer)]
+	c := &t.cells[i*4+b2i(k.Apps)*2+b2i(k.Writer)]
 	c.once.Do(func() { c.row, c.err = build(t.reg, k) })
 	return c.row, c.err
 }
 
-// normalise drops what cannot change k's answers: the drop-in path
-// answers as the original whatever the client declares, a handshake
-// revision serves the skills as resources to everyone, and without the
-// write tools no caller is a writer.
+// normalise drops what cannot change k's answers: only tools/list's
+// _meta.ui at a revision with per-request capabilities depends on a
+// declaration, and without the write tools (or on the drop-in path) no
+// caller is a writer.
 func (t *Table) normalise(k Key) Key {
 	if !t.reg.Writes() || !revision.Negotiated(k.Revision) {
 		k.Writer = false
 	}
-	if !revision.Negotiated(k.Revision) {
-		k.Apps, k.Skills = false, false
-	}
 	if !revision.RequestCapabilities(k.Revision) {
-		k.Skills = false
+		k.Apps = false
 	}
 	return k
 }

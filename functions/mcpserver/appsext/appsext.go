@@ -3,20 +3,17 @@
 // package views, and the views as resources/list entries, resources/read
 // contents and tools/list _meta (docs/views.md).
 //
-// A stateless server knows a client's capabilities only when they travel
-// with the request being answered:
-//
-//   - the drop-in path (2024-11-05, 2025-03-26, requests without
-//     MCP-Protocol-Version, PinProtocol2024): never offered; initialize,
-//     tools/list and resources/* answer exactly as the original.
-//   - 2025-06-18 and 2025-11-25: capabilities travel only in initialize and
-//     the server keeps no session, so the views are offered to every
-//     request: tools/list carries _meta.ui on the view tools (a client
-//     without the extension ignores _meta) and the resource methods are
-//     served.
-//   - from 2026-07-28, where every request carries its capabilities: the
-//     views go only to a request that declares the extension with the view
-//     MIME type.
+// The extension is declared to every client at the negotiated revisions
+// (from 2025-06-18) and the views are served there as resources to every
+// request, so capabilities describe the server whoever asks; the drop-in
+// path (2024-11-05, 2025-03-26, requests without MCP-Protocol-Version,
+// PinProtocol2024) never sees them, and initialize, tools/list and
+// resources/* answer there exactly as the original. tools/list's _meta.ui
+// on the view tools goes to every request of 2025-06-18 and 2025-11-25 (a
+// stateless server cannot know what initialize declared; a client without
+// the extension ignores _meta) and, from 2026-07-28, where every request
+// carries its capabilities, only to a request that declares the extension
+// with the view MIME type.
 package appsext
 
 import (
@@ -30,16 +27,16 @@ import (
 // Extension is the extension's identifier in capabilities.
 const Extension = views.Extension
 
-// Offered reports whether a request made under version, from a client
-// that declares the extension or not, gets the views.
-func Offered(version string, declared bool) bool {
-	switch {
-	case !revision.Negotiated(version):
-		return false
-	case !revision.RequestCapabilities(version):
-		return true
-	}
-	return declared
+// Offered reports whether a request made under version is served the
+// views as resources and told of the extension: at every negotiated
+// revision.
+func Offered(version string) bool { return revision.Negotiated(version) }
+
+// ToolMetaOffered reports whether tools/list marks the view tools with
+// _meta.ui for a request made under version from a client that declares
+// the extension or not.
+func ToolMetaOffered(version string, declared bool) bool {
+	return revision.Negotiated(version) && (declared || !revision.RequestCapabilities(version))
 }
 
 // Declared reports whether client capabilities declare the extension with

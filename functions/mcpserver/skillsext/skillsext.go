@@ -7,9 +7,9 @@
 //   - 2025-06-18 and 2025-11-25: as plain skill:// resources, for every
 //     request (a stateless server cannot know what initialize declared);
 //     the extension's own methods are written against 2026-07-28.
-//   - from 2026-07-28: the extension, to a request whose capabilities
-//     declare it: skills/list, skills/get, and the skills in the resource
-//     methods.
+//   - from 2026-07-28: the extension, declared to every client (so
+//     capabilities describe the server whoever asks): skills/list,
+//     skills/get, and the skills in the resource methods.
 //
 // A caller gets only the skills it may follow: one that proposes writes
 // (metadata.scope mcp:write) only when the write tools are on and the
@@ -33,23 +33,14 @@ const (
 	MethodGet  = "skills/get"
 )
 
-// Offered reports whether a request made under version, from a client that
-// declares the extension or not, is served the skills.
-func Offered(version string, declared bool) bool {
-	switch {
-	case !revision.Negotiated(version):
-		return false
-	case !revision.RequestCapabilities(version):
-		return true
-	}
-	return declared
-}
+// Offered reports whether a request made under version is served the
+// skills as resources: at every negotiated revision.
+func Offered(version string) bool { return revision.Negotiated(version) }
 
-// Methods reports whether the extension's own methods answer a request made
-// under version: from 2026-07-28, to a client that declares it.
-func Methods(version string, declared bool) bool {
-	return revision.RequestCapabilities(version) && declared
-}
+// Methods reports whether the extension is declared and its own methods
+// answer a request made under version: from 2026-07-28, the revision it is
+// written against.
+func Methods(version string) bool { return revision.RequestCapabilities(version) }
 
 // Declared reports whether client capabilities declare the extension:
 // extensions["io.modelcontextprotocol/skills"] is an object.

@@ -158,15 +158,20 @@ func TestViewsInBrowserHost(t *testing.T) {
 		if m.NegotiatedProtocol != "2026-07-28" {
 			t.Errorf("negotiated %q, want 2026-07-28", m.NegotiatedProtocol)
 		}
+		// Every extension is declared to every client at 2026-07-28.
 		wantCaps := map[string]any{"tools": map[string]any{}, "resources": map[string]any{},
-			"extensions": map[string]any{"io.modelcontextprotocol/ui": map[string]any{}}}
+			"extensions": map[string]any{"io.modelcontextprotocol/ui": map[string]any{}, "io.modelcontextprotocol/skills": map[string]any{}}}
 		if diff := cmp.Diff(wantCaps, m.ServerCapabilities); diff != "" {
 			t.Errorf("server/discover capabilities (-want +got):\n%s", diff)
 		}
 		if diff := cmp.Diff(got.ToolUI, m.ToolUI); diff != "" || len(m.ToolUI) != 9 {
 			t.Errorf("tools with _meta.ui differ from 2025-11-25's (-2025 +2026):\n%s", diff)
 		}
-		if diff := cmp.Diff(viewURIs, m.Resources); diff != "" {
+		wantResources := slices.Clone(viewURIs) // the views, then the read skills
+		for _, sk := range skills.For(false) {
+			wantResources = append(wantResources, sk.URI)
+		}
+		if diff := cmp.Diff(wantResources, m.Resources); diff != "" {
 			t.Errorf("resources/list (-want +got):\n%s", diff)
 		}
 		for _, uri := range viewURIs {
