@@ -222,7 +222,7 @@ func TestApproveWritesOnce(t *testing.T) {
 	if status != http.StatusOK || title(page) != "Review a change proposed by your assistant" {
 		t.Fatalf("review page: %d %q", status, title(page))
 	}
-	if !strings.Contains(page, `<span class="mark" title="right-to-left override"`) {
+	if !strings.Contains(page, `>U+202E</span>`) {
 		t.Errorf("the invisible U+202E in the student's text has no marker")
 	}
 	student := regexp.MustCompile(`<div class="text student">(.*?)</div>`).FindStringSubmatch(page)
