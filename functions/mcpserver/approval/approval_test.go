@@ -250,8 +250,8 @@ func TestApproveWritesOnce(t *testing.T) {
 	}
 	// The same form posted again, and the link opened again: nothing more.
 	_, again := decide(t, b, st.ApprovalURL, page, "approve")
-	if got := title(again); got != "Sign in first" {
-		t.Errorf("second post: %q, want Sign in first", got)
+	if got := title(again); got != "Already approved" {
+		t.Errorf("second post: %q, want Already approved", got)
 	}
 	_, reopened := signIn(t, browser(t), h.env, st.ApprovalURL, gatewaytest.Alice)
 	if got := title(reopened); got != "Already approved" {

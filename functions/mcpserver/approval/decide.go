@@ -50,10 +50,8 @@ func (s *Service) decide(c echo.Context, id string, st *cookieState, g *grant) e
 	if a == nil {
 		return s.notYours(c, st, g)
 	}
-	st.drop(id)
-	if err := s.writeCookie(c, st); err != nil {
-		return err
-	}
+	// The grant is kept: another tab of this browser that sends a
+	// decision for the same link is then told what was decided.
 	if a.State != StatePending {
 		return s.statePage(c, a)
 	}
