@@ -180,6 +180,10 @@ func (s *Service) callback(c echo.Context) error {
 		}
 		return s.page(c, http.StatusBadRequest, "Sign-in did not complete", "Nothing was decided or written.", "Open the approval link again.")
 	}
+	if !s.callbacks.allow(s.opts.ClientAddress(c.Request())) {
+		c.Response().Header().Set("Retry-After", "60")
+		return s.page(c, http.StatusTooManyRequests, "Too many sign-ins", "This address has sent more sign-ins than Pawtograder takes in a minute; nothing was decided or written.", "Wait a minute, then open the approval link again.")
+	}
 	user, err := s.supabase.Exchange(c.Request().Context(), q.Get("code"), in.Verifier)
 	if err != nil {
 		s.opts.Logger.InfoContext(c.Request().Context(), "approval: sign-in exchange failed", "error", err.Error())
