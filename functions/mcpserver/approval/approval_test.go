@@ -38,7 +38,7 @@ type harness struct {
 	svc    *Service
 	srv    *httptest.Server
 	offset atomic.Int64 // added to time.Now, in nanoseconds
-	audit  *strings.Builder
+	audit  *auditBuffer
 	// written is where the proposals' text lands: a help request message
 	// (proposeReply) unless a test proposes another tool's write.
 	written writtenText
@@ -72,7 +72,7 @@ func newHarnessWith(t *testing.T, ho harnessOptions) *harness {
 	t.Helper()
 	env := stack.Env(t)
 	env.RequireDatabase(t)
-	h := &harness{env: env, audit: &strings.Builder{}, written: helpMessages}
+	h := &harness{env: env, audit: &auditBuffer{}, written: helpMessages}
 	restURL := env.RestURL
 	if ho.restURL != "" {
 		restURL = ho.restURL
