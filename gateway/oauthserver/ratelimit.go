@@ -198,3 +198,11 @@ func (s *Server) clientIP(r *http.Request) string {
 	}
 	return ip
 }
+
+// ClientAddress reads a request's client address as the OAuth server's
+// limits do with trusted as TrustedProxies, for limits elsewhere in the
+// gateway (the approval page's sign-in callback).
+func ClientAddress(trusted []netip.Prefix) func(*http.Request) string {
+	s := &Server{extractIP: newIPExtractor(trusted)}
+	return s.clientIP
+}

@@ -2,6 +2,8 @@ package approval
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"html"
 	"io"
@@ -36,7 +38,7 @@ type harness struct {
 	svc    *Service
 	srv    *httptest.Server
 	offset atomic.Int64 // added to time.Now, in nanoseconds
-	audit  *strings.Builder
+	audit  *auditBuffer
 	// written is where the proposals' text lands: a help request message
 	// (proposeReply) unless a test proposes another tool's write.
 	written writtenText
@@ -57,6 +59,11 @@ type harnessOptions struct {
 	ttl          time.Duration
 	maxPending   int
 	writeTimeout time.Duration
+	// callbacksPerMinute, clientAddress and authClient set the Options
+	// of the same names (authClient: HTTPClient).
+	callbacksPerMinute int
+	clientAddress      func(*http.Request) string
+	authClient         *http.Client
 }
 
 func newHarness(t *testing.T) *harness { return newHarnessWith(t, harnessOptions{}) }
@@ -65,7 +72,7 @@ func newHarnessWith(t *testing.T, ho harnessOptions) *harness {
 	t.Helper()
 	env := stack.Env(t)
 	env.RequireDatabase(t)
-	h := &harness{env: env, audit: &strings.Builder{}, written: helpMessages}
+	h := &harness{env: env, audit: &auditBuffer{}, written: helpMessages}
 	restURL := env.RestURL
 	if ho.restURL != "" {
 		restURL = ho.restURL
@@ -85,15 +92,18 @@ func newHarnessWith(t *testing.T, ho harnessOptions) *harness {
 		Approver: func(ctx context.Context, userID, actionID string) (RPC, error) {
 			return users.ForApproval(ctx, userID, actionID)
 		},
-		TTL:          ho.ttl,
-		MaxPending:   ho.maxPending,
-		WriteTimeout: ho.writeTimeout,
-		Secrets:      []string{secret},
-		AuthURL:      env.AuthURL,
-		AnonKey:      env.AnonKey,
-		Providers:    []string{"github"},
-		Now:          func() time.Time { return time.Now().Add(time.Duration(h.offset.Load())) },
-		Audit:        newAuditLogger(h.audit),
+		TTL:                ho.ttl,
+		MaxPending:         ho.maxPending,
+		WriteTimeout:       ho.writeTimeout,
+		CallbacksPerMinute: ho.callbacksPerMinute,
+		ClientAddress:      ho.clientAddress,
+		HTTPClient:         ho.authClient,
+		Secrets:            []string{secret},
+		AuthURL:            env.AuthURL,
+		AnonKey:            env.AnonKey,
+		Providers:          []string{"github"},
+		Now:                func() time.Time { return time.Now().Add(time.Duration(h.offset.Load())) },
+		Audit:              newAuditLogger(h.audit),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +133,7 @@ func (h *harness) proposeReply(t *testing.T, marker, tokenID string) *ActionStat
 	st, err := h.svc.Propose(context.Background(), Proposal{
 		UserID: gatewaytest.Alice, TokenID: tokenID,
 		ClassID: 1, Tool: "reply_to_help_request",
-		Arguments: []byte(`{"class_id":1}`), Digest: "d1",
+		Arguments: []byte(`{"class_id":1}`), Digest: digestOf(marker),
 		Preview: Preview{Action: "Post a message", As: "Alice", Where: "Help request #1", Visibility: "class",
 			Fields: []PreviewField{{Label: "The student's request", Text: studentText, StudentAuthored: true}, {Label: "Your message", Text: marker}},
 			Write: WritePlan{Table: "help_request_messages", Op: "insert", Values: map[string]any{
@@ -222,7 +232,7 @@ func TestApproveWritesOnce(t *testing.T) {
 	if status != http.StatusOK || title(page) != "Review a change proposed by your assistant" {
 		t.Fatalf("review page: %d %q", status, title(page))
 	}
-	if !strings.Contains(page, `<span class="mark" title="right-to-left override"`) {
+	if !strings.Contains(page, `>U+202E</span>`) {
 		t.Errorf("the invisible U+202E in the student's text has no marker")
 	}
 	student := regexp.MustCompile(`<div class="text student">(.*?)</div>`).FindStringSubmatch(page)
@@ -250,8 +260,8 @@ func TestApproveWritesOnce(t *testing.T) {
 	}
 	// The same form posted again, and the link opened again: nothing more.
 	_, again := decide(t, b, st.ApprovalURL, page, "approve")
-	if got := title(again); got != "Sign in first" {
-		t.Errorf("second post: %q, want Sign in first", got)
+	if got := title(again); got != "Already approved" {
+		t.Errorf("second post: %q, want Already approved", got)
 	}
 	_, reopened := signIn(t, browser(t), h.env, st.ApprovalURL, gatewaytest.Alice)
 	if got := title(reopened); got != "Already approved" {
@@ -423,4 +433,11 @@ func TestResume(t *testing.T) {
 			}
 		})
 	}
+}
+
+// digestOf stands for the argument digest of a call whose text is marker:
+// one digest per call, as the tools compute it, without the text itself.
+func digestOf(marker string) string {
+	sum := sha256.Sum256([]byte(marker))
+	return hex.EncodeToString(sum[:])
 }

@@ -3,21 +3,29 @@ package approval
 import (
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 )
 
-// lockedWriter serialises writes to w.
-type lockedWriter struct {
+// auditBuffer keeps the audit lines; the approval writes them from its
+// own goroutine while a test reads them.
+type auditBuffer struct {
 	mu sync.Mutex
-	w  io.Writer
+	b  strings.Builder
 }
 
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+func (a *auditBuffer) Write(p []byte) (int, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.b.Write(p)
+}
+
+func (a *auditBuffer) String() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.b.String()
 }
 
 func newAuditLogger(w io.Writer) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(&lockedWriter{w: w}, nil))
+	return slog.New(slog.NewJSONHandler(w, nil))
 }

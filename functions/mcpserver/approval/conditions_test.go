@@ -272,3 +272,32 @@ func asRefused(err error, out **RefusedError) bool { return errors.As(err, out) 
 func containsText(page, text string) bool {
 	return strings.Contains(html.UnescapeString(page), text)
 }
+
+// TestProposalMadeAgainReplacesTheLost: a proposal whose answer was lost
+// leaves a pending row nobody has the link to. The same call made again
+// expires it, so it does not count toward the limit, and its link says it
+// expired; another call still meets the limit.
+func TestProposalMadeAgainReplacesTheLost(t *testing.T) {
+	h := newHarnessWith(t, harnessOptions{maxPending: 1})
+	if _, err := h.env.DB(t).Exec(context.Background(), `UPDATE public.mcp_pending_actions SET state = 'expired' WHERE user_id = $1 AND state = 'pending'`, gatewaytest.Alice); err != nil {
+		t.Fatal(err)
+	}
+	marker := fmt.Sprintf("retried %d", time.Now().UnixNano())
+	lost := h.proposeReply(t, marker, "") // its answer never reached the assistant
+	again := h.proposeReply(t, marker, "")
+	if again.ActionID == lost.ActionID {
+		t.Fatal("the retry returned the lost action")
+	}
+	if got, err := h.svc.State(context.Background(), gatewaytest.Alice, lost.ActionID); err != nil || got.State != StateExpired {
+		t.Errorf("the lost proposal: %+v %v, want expired", got, err)
+	}
+	if _, page := signIn(t, browser(t), h.env, lost.ApprovalURL, gatewaytest.Alice); title(page) != "This link has expired" {
+		t.Errorf("the lost proposal's link: %q", title(page))
+	}
+	_, err := h.svc.Propose(context.Background(), Proposal{UserID: gatewaytest.Alice, ClassID: 1,
+		Tool: "reply_to_help_request", Arguments: []byte(`{}`), Digest: "another call", Preview: Preview{Action: "x"}})
+	var refused *RefusedError
+	if !asRefused(err, &refused) {
+		t.Errorf("another call past the limit: %v, want refused", err)
+	}
+}

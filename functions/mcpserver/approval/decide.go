@@ -2,10 +2,15 @@ package approval
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/hiddentext"
+	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 )
 
 // maxFormBytes bounds the decision form.
@@ -45,10 +50,8 @@ func (s *Service) decide(c echo.Context, id string, st *cookieState, g *grant) e
 	if a == nil {
 		return s.notYours(c, st, g)
 	}
-	st.drop(id)
-	if err := s.writeCookie(c, st); err != nil {
-		return err
-	}
+	// The grant is kept: another tab of this browser that sends a
+	// decision for the same link is then told what was decided.
 	if a.State != StatePending {
 		return s.statePage(c, a)
 	}
@@ -63,7 +66,7 @@ func (s *Service) reject(ctx context.Context, c echo.Context, a *Action) error {
 	outcome, err := s.opts.Store.Reject(ctx, a.ID, a.UserID, s.now())
 	if err != nil {
 		s.opts.Logger.ErrorContext(ctx, "approval: recording a rejection failed", "action_id", a.ID, "error", err.Error())
-		return s.afterLostAnswer(c, a)
+		return s.afterLostAnswer(c, a, rolledBack(err))
 	}
 	switch outcome {
 	case OutcomeRejected:
@@ -88,14 +91,14 @@ func (s *Service) approve(ctx context.Context, c echo.Context, a *Action) error 
 	out, err := s.opts.Store.Approve(ctx, as, a.ID, s.now())
 	if err != nil {
 		s.opts.Logger.ErrorContext(ctx, "approval: the approval did not answer", "action_id", a.ID, "error", err.Error())
-		return s.afterLostAnswer(c, a)
+		return s.afterLostAnswer(c, a, rolledBack(err))
 	}
 	switch out.Outcome {
 	case OutcomeApproved:
 		a.State, a.RowID = StateApproved, out.RowID
 		s.audit(ctx, eventApproved, a, "approved")
 		s.audit(ctx, eventWritten, a, "written")
-		return s.page(c, http.StatusOK, "Approved and written", a.Preview.Action+": done ("+writtenRow(a)+").", "You can close this page and tell your assistant.")
+		return s.page(c, http.StatusOK, "Approved and written", hiddentext.Mark(a.Preview.Action)+": done ("+writtenRow(a)+").", "You can close this page and tell your assistant.")
 	case OutcomeFailed:
 		a.State, a.Failure, a.FailureDetail = StateFailed, out.Failure, out.Detail
 		if out.SQLState != "" {
@@ -128,9 +131,11 @@ func (s *Service) readAndShow(c echo.Context, a *Action) error {
 
 // afterLostAnswer answers a decision whose answer did not come back: it
 // reads the action's state again and says what is known. A decision that
-// committed shows as made; one still pending can be made again, and an
-// approval never writes twice.
-func (s *Service) afterLostAnswer(c echo.Context, a *Action) error {
+// committed shows as made. One still pending was undone when the database
+// answered with an error (undone); otherwise it may still be running
+// (PostgREST runs a statement on after its client hangs up), so the page
+// says only that it is not confirmed. An approval never writes twice.
+func (s *Service) afterLostAnswer(c echo.Context, a *Action, undone bool) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), readBackTimeout)
 	defer cancel()
 	b, err := s.get(ctx, a.ID, a.UserID)
@@ -140,10 +145,15 @@ func (s *Service) afterLostAnswer(c echo.Context, a *Action) error {
 		}
 		return s.unknownOutcome(c)
 	}
-	if b.State == StatePending {
+	if b.State == StatePending && undone {
 		return s.page(c, http.StatusServiceUnavailable, "Not done yet",
-			"Pawtograder did not confirm your decision in time, and it is not recorded: nothing has been written.",
+			"Pawtograder could not complete your decision in time and undid it: it is not recorded, and nothing has been written.",
 			"Open the approval link again to decide once more. An approval writes at most once, however often it is sent.")
+	}
+	if b.State == StatePending {
+		return s.page(c, http.StatusServiceUnavailable, "Not confirmed yet",
+			"Pawtograder did not confirm your decision in time. It is not recorded as of now, but it may still complete in the next moments.",
+			"Open the approval link again in a minute: it shows whether it was written, and lets you decide again if it was not. An approval writes at most once, however often it is sent.")
 	}
 	switch b.State {
 	case StateApproved:
@@ -162,4 +172,12 @@ func (s *Service) unknownOutcome(c echo.Context) error {
 	return s.page(c, http.StatusServiceUnavailable, "Pawtograder did not answer",
 		"This page cannot tell whether your decision was recorded.",
 		"Open the approval link again in a minute: it shows what happened. An approval writes at most once, however often it is sent.")
+}
+
+// rolledBack reports whether err is the database's own refusal of the
+// statement, which PostgREST answers only after rolling its transaction
+// back (a SQLSTATE, not a transport failure or a proxy's error page).
+func rolledBack(err error) bool {
+	var e *postgrest.Error
+	return errors.As(err, &e) && e.Status > 0 && len(e.Code) == 5 && !strings.HasPrefix(e.Code, "PGRST")
 }

@@ -3,6 +3,7 @@ package approval
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,33 +12,28 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )
 
-// messageRowID is the id of the one row of h.written holding text, or ""
-// when there is none.
-func (h *harness) messageRowID(t *testing.T, text string) string {
+// assertRecordEqualsData checks that the action's recorded state is what
+// the data shows: approved with the one row written, or not approved and
+// nothing written. Both are read in one statement, so in one snapshot: a
+// transaction committing meanwhile is seen whole or not at all.
+func (h *harness) assertRecordEqualsData(t *testing.T, actionID, marker string) *ActionState {
 	t.Helper()
-	var id string
 	idColumn := h.written.rowID
 	if idColumn == "" {
 		idColumn = "id"
 	}
-	q := fmt.Sprintf(`SELECT coalesce(string_agg(%s::text, ','), '') FROM public.%s WHERE %s = $1`, idColumn, h.written.table, h.written.column)
-	err := h.env.DB(t).QueryRow(context.Background(), q, text).Scan(&id)
-	if err != nil {
+	q := fmt.Sprintf(`SELECT a.state, coalesce(a.written_row_id, ''), coalesce(a.failure, ''), coalesce(a.failure_detail, '{}'),
+		(SELECT coalesce(string_agg(w.%s::text, ','), '') FROM public.%s AS w WHERE w.%s = $2)
+		FROM public.mcp_pending_actions AS a WHERE a.id = $1`, idColumn, h.written.table, h.written.column)
+	st := &ActionState{ActionID: actionID}
+	var failure, row string
+	var detail map[string]string
+	if err := h.env.DB(t).QueryRow(context.Background(), q, actionID, marker).Scan(&st.State, &st.RowID, &failure, &detail, &row); err != nil {
 		t.Fatal(err)
 	}
-	return id
-}
-
-// assertRecordEqualsData checks that the action's recorded state is what
-// the data shows: approved with the one row written, or not approved and
-// nothing written.
-func (h *harness) assertRecordEqualsData(t *testing.T, actionID, marker string) *ActionState {
-	t.Helper()
-	st, err := h.svc.State(context.Background(), gatewaytest.Alice, actionID)
-	if err != nil {
-		t.Fatal(err)
+	if st.State == StateFailed {
+		st.Failure = failureText(failure, detail)
 	}
-	row := h.messageRowID(t, marker)
 	switch {
 	case st.State == StateApproved && (row == "" || st.RowID != row):
 		t.Errorf("recorded approved with row %q, the data holds %q", st.RowID, row)
@@ -69,7 +65,7 @@ func runApprovalFaults(t *testing.T, propose func(h *harness, t *testing.T, mark
 	tests := []approvalFault{
 		{name: "before the decision: the approval never arrives",
 			rules:     []gatewaytest.FaultRule{{Match: gatewaytest.RPCTo("mcp_pending_action_approve"), Fault: gatewaytest.DropRequest}},
-			wantTitle: "Not done yet", wantState: StatePending},
+			wantTitle: "Not confirmed yet", wantState: StatePending},
 		{name: "after the write: its answer is lost",
 			rules:     []gatewaytest.FaultRule{{Match: gatewaytest.RPCTo("mcp_pending_action_approve"), Fault: gatewaytest.DropAnswer}},
 			wantTitle: "Already approved", wantState: StateApproved},
@@ -109,13 +105,9 @@ func runApprovalFaults(t *testing.T, propose func(h *harness, t *testing.T, mark
 					t.Fatalf("fault %d never happened", r.Fault)
 				}
 			}
-			// The late answer's transaction may still be committing.
-			deadline := time.Now().Add(5 * time.Second)
+			// The late answer's transaction may still be running.
+			h.waitNoApprovalRunning(t)
 			got := h.assertRecordEqualsData(t, st.ActionID, marker)
-			for got.State != tt.wantState && time.Now().Before(deadline) {
-				time.Sleep(100 * time.Millisecond)
-				got = h.assertRecordEqualsData(t, st.ActionID, marker)
-			}
 			if got.State != tt.wantState {
 				t.Fatalf("recorded %q, want %q", got.State, tt.wantState)
 			}
@@ -125,33 +117,90 @@ func runApprovalFaults(t *testing.T, propose func(h *harness, t *testing.T, mark
 	}
 }
 
-// TestClosedTabDoesNotCancelTheWrite: the browser gives up on its request
-// while the approval runs; the write still completes and is recorded.
+// TestClosedTabDoesNotCancelTheWrite: the action's row is locked
+// elsewhere, so the approval waits in the database, while the browser
+// gives up on its request. The gateway's decision runs to its own
+// deadline, not the browser's: once the lock is gone the write completes,
+// is recorded, and the gateway itself audits it as written (a decision
+// cancelled with the browser's request would leave the statement to the
+// REST API and never learn its outcome).
 func TestClosedTabDoesNotCancelTheWrite(t *testing.T) {
-	env := stack.Env(t)
-	proxy := gatewaytest.NewFaultProxy(t, env.RestURL[:len(env.RestURL)-len("/rest/v1")])
-	h := newHarnessWith(t, harnessOptions{restURL: proxy.URL + "/rest/v1", writeTimeout: 10 * time.Second})
+	h := newHarnessWith(t, harnessOptions{writeTimeout: 10 * time.Second})
+	ctx := context.Background()
 	marker := fmt.Sprintf("closed tab %d", time.Now().UnixNano())
 	st := h.proposeReply(t, marker, "")
 	b := browser(t)
 	_, page := signIn(t, b, h.env, st.ApprovalURL, gatewaytest.Alice)
-	proxy.Add(gatewaytest.FaultRule{Match: gatewaytest.RPCTo("mcp_pending_action_approve"), Fault: gatewaytest.DelayAnswer, Delay: time.Second})
-	b.Timeout = 200 * time.Millisecond // the tab closes before the answer
+	lock, err := h.env.DB(t).Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = lock.Rollback(ctx) }()
+	if _, err := lock.Exec(ctx, `SELECT 1 FROM public.mcp_pending_actions WHERE id = $1 FOR UPDATE`, st.ActionID); err != nil {
+		t.Fatal(err)
+	}
+	b.Timeout = 500 * time.Millisecond // the tab closes while the approval waits
 	m := csrfField.FindStringSubmatch(page)
 	if _, err := b.PostForm(st.ApprovalURL, map[string][]string{"csrf_token": {m[1]}, "decision": {"approve"}}); err == nil {
 		t.Fatal("the browser's request did not time out")
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if got := h.assertRecordEqualsData(t, st.ActionID, marker); got.State == StateApproved {
-			if n := h.messages(t, marker); n != 1 {
-				t.Errorf("%d messages, want 1", n)
-			}
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
+	waitUntil(t, 5*time.Second, func() bool { return h.lockWaiters(t) > 0 }, "no approval waits on the lock after the tab closed")
+	if err := lock.Commit(ctx); err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("the approval was not completed after the tab closed")
+	h.waitNoApprovalRunning(t)
+	if got := h.assertRecordEqualsData(t, st.ActionID, marker); got.State != StateApproved {
+		t.Fatalf("after the tab closed: %s, want approved", got.State)
+	}
+	written := fmt.Sprintf(`"event":"written","user_id":%q`, gatewaytest.Alice)
+	waitUntil(t, 5*time.Second, func() bool {
+		return strings.Contains(h.audit.String(), written) && strings.Contains(h.audit.String(), st.ActionID)
+	}, "the gateway never audited the write as its own")
+	if n := h.messages(t, marker); n != 1 {
+		t.Errorf("%d messages, want 1", n)
+	}
+}
+
+// waitDatabaseQuiet waits until no other session of the database is in a
+// statement or a transaction, three looks in a row, so that a request the
+// REST API had sent before PostgreSQL stopped has run.
+func (h *harness) waitDatabaseQuiet(t *testing.T) {
+	t.Helper()
+	quiet := 0
+	waitUntil(t, 10*time.Second, func() bool {
+		var n int
+		if err := h.env.DB(t).QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
+			WHERE pid <> pg_backend_pid() AND backend_type = 'client backend' AND state IN ('active', 'idle in transaction')`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			quiet++
+		} else {
+			quiet = 0
+		}
+		return quiet >= 3
+	}, "the database is still busy after 10 s")
+}
+
+// lockWaiters counts the backends waiting on a lock.
+func (h *harness) lockWaiters(t *testing.T) int {
+	t.Helper()
+	var n int
+	if err := h.env.DB(t).QueryRow(context.Background(), `SELECT count(*) FROM pg_locks WHERE NOT granted`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// waitUntil polls cond until it holds, failing with msg after limit.
+func waitUntil(t *testing.T, limit time.Duration, cond func() bool, msg string) {
+	t.Helper()
+	for deadline := time.Now().Add(limit); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatal(msg)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // TestApprovalNeedsItsOwnToken: the approval's SQL function refuses a
@@ -181,10 +230,12 @@ func TestApprovalNeedsItsOwnToken(t *testing.T) {
 	}
 }
 
-// TestDatabaseStallPastTheDeadline: the database holds the approval (its
-// row is locked elsewhere) past the gateway's deadline. The page says
-// nothing is recorded yet; when the database moves again, the record
-// equals the data, and approving again writes exactly once.
+// TestDatabaseStallPastTheDeadline: the action's row is locked elsewhere
+// past the gateway's deadline while the REST API, as PostgREST does, runs
+// the approval on whatever the gateway does. The database gives up within
+// the budget the gateway gave it, so the page can say nothing was written;
+// once the lock is gone and nothing runs any more, the data agrees, and
+// approving again writes exactly once.
 func TestDatabaseStallPastTheDeadline(t *testing.T) {
 	h := newHarnessWith(t, harnessOptions{writeTimeout: time.Second})
 	ctx := context.Background()
@@ -199,16 +250,33 @@ func TestDatabaseStallPastTheDeadline(t *testing.T) {
 	if _, err := tx.Exec(ctx, `SELECT 1 FROM public.mcp_pending_actions WHERE id = $1 FOR UPDATE`, st.ActionID); err != nil {
 		t.Fatal(err)
 	}
+	start := time.Now()
 	_, out := decide(t, b, st.ApprovalURL, page, "approve")
 	if got := title(out); got != "Not done yet" {
 		t.Errorf("page while the database stalls: %q, want Not done yet", got)
 	}
+	time.Sleep(time.Until(start.Add(time.Second))) // the lock outlasts the gateway's deadline
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond) // an approval still running finishes
-	got := h.assertRecordEqualsData(t, st.ActionID, marker)
-	h.approveAgainWritesOnce(t, st, got.State, marker)
+	h.waitNoApprovalRunning(t)
+	if got := h.assertRecordEqualsData(t, st.ActionID, marker); got.State != StatePending {
+		t.Errorf("the page said nothing was written, yet the action is %s", got.State)
+	}
+	h.approveAgainWritesOnce(t, st, StatePending, marker)
+}
+
+// waitNoApprovalRunning waits until no approval runs in the database.
+func (h *harness) waitNoApprovalRunning(t *testing.T) {
+	t.Helper()
+	waitUntil(t, 10*time.Second, func() bool {
+		var n int
+		if err := h.env.DB(t).QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
+			WHERE pid <> pg_backend_pid() AND state <> 'idle' AND query LIKE '%mcp_pending_action_approve%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n == 0
+	}, "an approval still runs after 10 s")
 }
 
 // TestPostgreSQLStopped: PostgreSQL stops answering (every process
@@ -248,7 +316,7 @@ func TestPostgreSQLStopped(t *testing.T) {
 	if limit := time.Second + readBackTimeout + 2*time.Second; took > limit {
 		t.Errorf("the page took %s, more than its deadlines allow (%s)", took, limit)
 	}
-	time.Sleep(time.Second) // what PostgreSQL had in hand finishes
+	h.waitDatabaseQuiet(t) // what PostgreSQL had in hand finishes
 	got := h.assertRecordEqualsData(t, st.ActionID, marker)
 	h.approveAgainWritesOnce(t, st, got.State, marker)
 }

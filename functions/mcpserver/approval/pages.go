@@ -130,11 +130,16 @@ func minutes(d time.Duration) string {
 	return "1 minute"
 }
 
-// startSignIn sends the browser to Supabase Auth with a new PKCE verifier
+// startSignIn sends the browser to Supabase Auth with a PKCE verifier
 // bound to this action, or shows the providers when there are several.
-// Grants for other actions in the cookie are kept.
+// A sign-in already in progress in this browser keeps its verifier and
+// waits for this action too; grants for other actions are kept.
 func (s *Service) startSignIn(c echo.Context, id string, st *cookieState) error {
-	st.SignIn = &signInState{ActionID: id, Verifier: sealing.RandomToken(32), Expires: s.opts.Now().Add(signInTTL).Unix()}
+	if st.SignIn != nil {
+		st.SignIn.wait(id)
+	} else {
+		st.SignIn = &signInState{ActionID: id, Verifier: sealing.RandomToken(32), Expires: s.opts.Now().Add(signInTTL).Unix()}
+	}
 	if err := s.writeCookie(c, st); err != nil {
 		return err
 	}
@@ -158,30 +163,36 @@ func (s *Service) signInURL(provider, challenge string) string {
 	return s.supabase.AuthorizeURL(provider, s.opts.BaseURL+PathPrefix+"/callback", challenge)
 }
 
-// callback is where Supabase Auth returns the browser with ?code=.
+// callback is where Supabase Auth returns the browser with ?code=. The
+// signed-in person gets a grant for every action the sign-in waits for,
+// and this browser tab goes to the first of them.
 func (s *Service) callback(c echo.Context) error {
 	st := s.readCookie(c)
 	in := st.SignIn
 	if in == nil {
 		return s.page(c, http.StatusBadRequest, "Sign-in expired", "This sign-in is no longer valid.", "Open the approval link again.")
 	}
-	st.SignIn = nil
 	q := c.Request().URL.Query()
 	if q.Get("error") != "" || q.Get("code") == "" {
+		st.SignIn = nil
 		if err := s.writeCookie(c, st); err != nil {
 			return err
 		}
 		return s.page(c, http.StatusBadRequest, "Sign-in did not complete", "Nothing was decided or written.", "Open the approval link again.")
 	}
+	if !s.callbacks.allow(s.opts.ClientAddress(c.Request())) {
+		c.Response().Header().Set("Retry-After", "60")
+		return s.page(c, http.StatusTooManyRequests, "Too many sign-ins", "This address has sent more sign-ins than Pawtograder takes in a minute; nothing was decided or written.", "Wait a minute, then open the approval link again.")
+	}
 	user, err := s.supabase.Exchange(c.Request().Context(), q.Get("code"), in.Verifier)
 	if err != nil {
 		s.opts.Logger.InfoContext(c.Request().Context(), "approval: sign-in exchange failed", "error", err.Error())
-		if err := s.writeCookie(c, st); err != nil {
-			return err
-		}
 		return s.page(c, http.StatusBadGateway, "Sign-in did not complete", "Pawtograder's sign-in service did not accept this sign-in.", "Open the approval link again.")
 	}
-	st.add(grant{ActionID: in.ActionID, UserID: user.ID, Email: user.Email, Expires: in.Expires})
+	for _, id := range append([]string{in.ActionID}, in.Waiting...) {
+		st.add(grant{ActionID: id, UserID: user.ID, Email: user.Email, Expires: in.Expires})
+	}
+	st.SignIn = in.next()
 	if err := s.writeCookie(c, st); err != nil {
 		return err
 	}

@@ -47,7 +47,7 @@ func (h *harness) proposeRegradeComment(t *testing.T, marker, tokenID string) *A
 	st, err := h.svc.Propose(context.Background(), Proposal{
 		UserID: gatewaytest.Alice, TokenID: tokenID,
 		ClassID: 1, Tool: "comment_on_regrade_request",
-		Arguments: []byte(`{"class_id":1}`), Digest: "d1",
+		Arguments: []byte(`{"class_id":1}`), Digest: digestOf(marker),
 		Preview: Preview{Action: "Post a comment in regrade request #1", As: "Alice", Where: "Regrade request #1", Visibility: "the submission's students",
 			Fields: []PreviewField{{Label: "Sam (student)", Text: studentText, StudentAuthored: true}, {Label: "Your comment", Text: marker}},
 			Write: WritePlan{Table: "submission_regrade_request_comments", Op: "insert",
@@ -120,7 +120,7 @@ func (h *harness) proposeRegradeDecision(t *testing.T, marker, tokenID string) *
 	st, err := h.svc.Propose(context.Background(), Proposal{
 		UserID: gatewaytest.Alice, TokenID: tokenID,
 		ClassID: 1, Tool: "decide_regrade_request",
-		Arguments: []byte(`{"class_id":1}`), Digest: "d1",
+		Arguments: []byte(`{"class_id":1}`), Digest: digestOf(marker),
 		Preview: Preview{Action: "Resolve regrade request #1 with 2 points", As: "Alice", Where: "Regrade request #1", Visibility: "the submission's students",
 			Fields: []PreviewField{{Label: "Sam (student)", Text: studentText, StudentAuthored: true}, {Label: "Your reason", Text: marker}},
 			Write: WritePlan{Table: "submission_regrade_requests", Op: "update",

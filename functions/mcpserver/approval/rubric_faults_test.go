@@ -29,7 +29,7 @@ func (h *harness) proposeRubricComment(t *testing.T, marker, tokenID string) *Ac
 	st, err := h.svc.Propose(context.Background(), Proposal{
 		UserID: gatewaytest.Alice, TokenID: tokenID,
 		ClassID: 1, Tool: "add_rubric_comment",
-		Arguments: []byte(`{"class_id":1}`), Digest: "d1",
+		Arguments: []byte(`{"class_id":1}`), Digest: digestOf(marker),
 		Preview: Preview{Action: `Apply rubric check "Single method" to submission #3 with 5 points`, As: "Alice", Where: "Submission #3", Visibility: "the submission's students",
 			Fields: []PreviewField{{Label: "The rubric check", Text: "Single method"}, {Label: "Your comment", Text: marker}},
 			Write: WritePlan{Table: "submission_comments", Op: "insert",

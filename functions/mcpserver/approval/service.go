@@ -74,16 +74,24 @@ type Options struct {
 	Logger, Audit *slog.Logger
 	// Metrics, when set, registers gateway_mcp_write_actions_total.
 	Metrics prometheus.Registerer
+	// CallbacksPerMinute bounds the sign-in callbacks one client address
+	// brings to Supabase Auth. Default DefaultCallbacksPerMinute.
+	CallbacksPerMinute int
+	// ClientAddress is the address the callback limit counts against
+	// (the gateway passes its trusted-proxy rule). Default: the
+	// connection's peer.
+	ClientAddress func(*http.Request) string
 }
 
 // Service implements Approvals and serves the approval pages.
 type Service struct {
-	opts     Options
-	supabase supabasesignin.Auth
-	keys     *keyring
-	secure   bool
-	path     string // the pages' URL path, for the cookie
-	events   *prometheus.CounterVec
+	opts      Options
+	supabase  supabasesignin.Auth
+	keys      *keyring
+	secure    bool
+	path      string // the pages' URL path, for the cookie
+	events    *prometheus.CounterVec
+	callbacks *callbackLimit
 }
 
 var _ Approvals = (*Service)(nil)
@@ -109,6 +117,12 @@ func New(opts Options) (*Service, error) {
 		return nil, err
 	}
 	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
+	if opts.CallbacksPerMinute <= 0 {
+		opts.CallbacksPerMinute = DefaultCallbacksPerMinute
+	}
+	if opts.ClientAddress == nil {
+		opts.ClientAddress = peerAddress
+	}
 	if opts.AuthPublicURL == "" {
 		opts.AuthPublicURL = opts.AuthURL
 	}
@@ -141,6 +155,7 @@ func New(opts Options) (*Service, error) {
 	}
 	s := &Service{opts: opts, keys: keys, secure: u.Scheme == "https", path: u.Path + PathPrefix,
 		supabase: supabasesignin.Auth{URL: opts.AuthURL, PublicURL: opts.AuthPublicURL, AnonKey: opts.AnonKey, HTTP: opts.HTTPClient}}
+	s.callbacks = newCallbackLimit(opts.CallbacksPerMinute, opts.Now)
 	s.events = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "gateway_mcp_write_actions_total",
 		Help: "MCP write actions by event (proposed, approved, rejected, expired, written, failed) and tool.",

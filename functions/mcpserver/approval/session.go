@@ -11,21 +11,48 @@ import (
 
 // cookieState is the sign-in cookie: sealed (AES-256-GCM, the cookie name
 // as associated data), HttpOnly, SameSite=Lax (it must survive the
-// redirect back from the provider), Secure on https. It holds at most one
-// sign-in in progress and the approvals this browser has signed in for,
-// each bound to its one action with its own expiry, so several approval
-// tabs work side by side and none can decide another's action.
+// redirect back from the provider), Secure on https. It holds the sign-in
+// in progress and the approvals this browser has signed in for, each
+// bound to its one action with its own expiry, so several approval tabs
+// work side by side and none can decide another's action.
 type cookieState struct {
 	SignIn *signInState `json:"s,omitempty"`
 	Grants []grant      `json:"g,omitempty"`
 }
 
 // signInState is a sign-in on its way through Supabase Auth: the PKCE
-// verifier, bound to the action whose link started it.
+// verifier and the actions whose links started it. Tabs that start
+// sign-ins side by side share one verifier (each authorize request sends
+// its challenge), because the callback's code does not say which tab it
+// belongs to: any of them redeems with it, and each callback takes the
+// first action still waiting (ActionID, then Waiting in order).
 type signInState struct {
-	ActionID string `json:"a"`
-	Verifier string `json:"v"`
-	Expires  int64  `json:"e"`
+	ActionID string   `json:"a"`
+	Waiting  []string `json:"w,omitempty"`
+	Verifier string   `json:"v"`
+	Expires  int64    `json:"e"`
+}
+
+// maxWaiting bounds the other actions a sign-in waits for.
+const maxWaiting = 3
+
+// wait adds action id to the sign-in, once.
+func (in *signInState) wait(id string) {
+	if id == in.ActionID || slices.Contains(in.Waiting, id) {
+		return
+	}
+	in.Waiting = append(in.Waiting, id)
+	if len(in.Waiting) > maxWaiting {
+		in.Waiting = in.Waiting[len(in.Waiting)-maxWaiting:]
+	}
+}
+
+// next is the sign-in without its first action, or nil when none waits.
+func (in *signInState) next() *signInState {
+	if len(in.Waiting) == 0 {
+		return nil
+	}
+	return &signInState{ActionID: in.Waiting[0], Waiting: in.Waiting[1:], Verifier: in.Verifier, Expires: in.Expires}
 }
 
 // grant says who signed in to decide ActionID, until Expires.

@@ -151,10 +151,16 @@ func (s *PostgRESTStore) Reject(ctx context.Context, id, userID string, now time
 }
 
 // Approve implements Store with mcp_pending_action_approve, called as the
-// approving person.
+// approving person. With a deadline on ctx, the database's own budget
+// (p_budget_ms) ends before it (approvalBudget), so the transaction never
+// commits after the gateway stopped waiting for it.
 func (s *PostgRESTStore) Approve(ctx context.Context, as RPC, id string, now time.Time) (*Outcome, error) {
 	var out Outcome
-	if err := call(ctx, as, "mcp_pending_action_approve", map[string]any{"p_id": id, "p_now": ts(now)}, &out); err != nil {
+	args := map[string]any{"p_id": id, "p_now": ts(now)}
+	if d, ok := ctx.Deadline(); ok {
+		args["p_budget_ms"] = approvalBudget(time.Until(d)).Milliseconds()
+	}
+	if err := call(ctx, as, "mcp_pending_action_approve", args, &out); err != nil {
 		return nil, err
 	}
 	if out.Outcome == "" {
@@ -168,4 +174,11 @@ func (s *PostgRESTStore) Purge(ctx context.Context, before time.Time, limit int)
 	var n int
 	err := call(ctx, s.db, "mcp_pending_actions_purge", map[string]any{"p_before": ts(before), "p_limit": limit}, &n)
 	return n, err
+}
+
+// approvalBudget is the database's share of what is left of the
+// gateway's deadline: three quarters, leaving the rest for the way there
+// and back, and at least 100 ms (the SQL function's own floor).
+func approvalBudget(left time.Duration) time.Duration {
+	return max(left*3/4, 100*time.Millisecond)
 }

@@ -27,6 +27,11 @@ import (
 // property says so: it is the one code point IsHidden adds by hand.
 const brailleBlank = 0x2800
 
+// objectReplacement is U+FFFC OBJECT REPLACEMENT CHARACTER, a symbol (So)
+// that stands for an embedded object and draws as nothing in Chromium
+// outside a rich-text editor: the second code point added by hand.
+const objectReplacement = 0xFFFC
+
 // firstHidden is the lowest hidden code point (U+00AD SOFT HYPHEN):
 // ASCII and the C1 controls take the fast path in IsHidden.
 // TestIsHiddenMatchesUnicode checks that nothing below it is hidden.
@@ -51,7 +56,8 @@ const firstHidden = 0x00AD
 //     overrides and isolates, including U+061C ARABIC LETTER MARK);
 //   - U+2028 LINE SEPARATOR and U+2029 PARAGRAPH SEPARATOR (Zl, Zp),
 //     which break a line without looking like a newline to most tools;
-//   - U+2800 BRAILLE PATTERN BLANK, which no property covers.
+//   - U+2800 BRAILLE PATTERN BLANK and U+FFFC OBJECT REPLACEMENT
+//     CHARACTER, which no property covers.
 //
 // White space that shows as a gap is not hidden: space, tab, CR, LF and
 // U+3000 IDEOGRAPHIC SPACE (White_Space, not ignorable) pass through.
@@ -60,7 +66,7 @@ func IsHidden(r rune) bool {
 		return false
 	}
 	switch {
-	case r == brailleBlank:
+	case r == brailleBlank || r == objectReplacement:
 		return true
 	case unicode.In(r, unicode.Bidi_Control, unicode.Zl, unicode.Zp):
 		return true

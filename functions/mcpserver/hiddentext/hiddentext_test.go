@@ -30,6 +30,7 @@ func TestIsHidden(t *testing.T) {
 		{0x3164, true, "hangul filler (Other_Default_Ignorable)"},
 		{0xFFA0, true, "halfwidth hangul filler (Other_Default_Ignorable)"},
 		{0x2800, true, "braille pattern blank (by hand: no property)"},
+		{0xFFFC, true, "object replacement character (by hand: no property)"},
 		{0x2028, true, "line separator (Zl)"},
 		{0x2029, true, "paragraph separator (Zp)"},
 		{0x202A, true, "left-to-right embedding (Bidi_Control)"},
@@ -106,7 +107,7 @@ func TestIsHiddenMatchesUnicode(t *testing.T) {
 	bad := 0
 	for r := rune(0); r <= unicode.MaxRune; r++ {
 		ignorable := (odi[r] || cf[r] || vs[r]) && !ws[r] && !pcm[r]
-		want := ignorable || bidi[r] || zl[r] || zp[r] || r == brailleBlank
+		want := ignorable || bidi[r] || zl[r] || zp[r] || r == brailleBlank || r == objectReplacement
 		if got := IsHidden(r); got != want {
 			t.Errorf("IsHidden(%U) = %v, the Unicode rule says %v", r, got, want)
 			if bad++; bad > 20 {
@@ -120,8 +121,10 @@ func TestIsHiddenMatchesUnicode(t *testing.T) {
 			t.Errorf("%U is no longer Other_Default_Ignorable_Code_Point: add it by hand", r)
 		}
 	}
-	if odi[brailleBlank] || cf[brailleBlank] || vs[brailleBlank] {
-		t.Errorf("U+2800 now has a property: drop the hand entry")
+	for _, r := range []rune{brailleBlank, objectReplacement} {
+		if odi[r] || cf[r] || vs[r] {
+			t.Errorf("%U now has a property: drop the hand entry", r)
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 	"github.com/pawtograder/mcp-gateway/gateway/config"
 	"github.com/pawtograder/mcp-gateway/gateway/metrics"
+	"github.com/pawtograder/mcp-gateway/gateway/oauthserver"
 	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )
 
@@ -49,6 +50,7 @@ func buildApprovals(cfg config.Config, log, audit *slog.Logger, up upstreams, us
 		AnonKey:       anonKey,
 		Providers:     cfg.OAuthServer.Providers,
 		HTTPClient:    up.auth,
+		ClientAddress: oauthserver.ClientAddress(cfg.OAuthServer.TrustedProxies),
 		Logger:        log,
 		Audit:         audit,
 		Metrics:       m.Registry(),

@@ -161,7 +161,10 @@ type prefs struct {
 }
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
+	// A client that hangs up does not cancel its statement: PostgREST runs
+	// it on to its commit or error (PostgREST issues #699, #2352), so a
+	// write whose answer is lost may still be made, as it is in production.
+	ctx := context.WithoutCancel(r.Context())
 	path := strings.Trim(r.URL.Path, "/")
 	if path == "" {
 		return errNotImplemented("the OpenAPI root endpoint is not supported by this server")
