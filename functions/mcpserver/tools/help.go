@@ -188,11 +188,7 @@ func (c *Call) readHelpContext(ctx context.Context, hr *jsjson.Object, requestID
 
 // helpThread is a help request's messages, oldest first, with their
 // authors' public profiles and staff flags.
-type helpThread struct {
-	rows     []*jsjson.Object
-	profiles map[string]publicProfile
-	staff    map[string]bool
-}
+type helpThread struct{ authoredRows }
 
 // helpThread reads the messages of a help request and, at once, their
 // authors' names and staff flags (one look-up, staffProfileIDs). withFields
@@ -208,26 +204,8 @@ func (c *Call) helpThread(ctx context.Context, requestID, classID string, withFi
 		Order("created_at", true).
 		Limit(maxRows).
 		Rows(ctx)
-	var th helpThread
-	th.rows, _ = c.pgRows(ctx, raw, err)
-	authors := make([]string, 0, len(th.rows))
-	for _, m := range th.rows {
-		if a, ok := m.String("author"); ok {
-			authors = append(authors, a)
-		}
-	}
-	var lookups errgroup.Group
-	lookups.SetLimit(2)
-	lookups.Go(func() error {
-		th.profiles = c.publicProfiles(ctx, classID, authors)
-		return nil
-	})
-	lookups.Go(func() error {
-		th.staff = c.staffProfileIDs(ctx, classID, authors)
-		return nil
-	})
-	_ = lookups.Wait()
-	return th
+	rows, _ := c.pgRows(ctx, raw, err)
+	return helpThread{c.withAuthors(ctx, classID, rows)}
 }
 
 // values are the thread's messages as the tool returns them. withFields
