@@ -15,11 +15,6 @@ import (
 // replyLimit is the number of replies get_discussion_thread returns.
 const replyLimit = 50
 
-// threadBranches bounds the concurrent branches of one
-// get_discussion_thread call: author profile, latest submission and
-// replies.
-const threadBranches = 3
-
 // getDiscussionThreadTool is get_discussion_thread.
 var getDiscussionThreadTool = Tool{
 	Name:        "get_discussion_thread",
@@ -69,10 +64,10 @@ const threadSelect = "id, subject, body, created_at, updated_at, is_question, ch
 // author's latest submission and up to 50 replies, or nil.
 //
 // The original translates the author before starting the other look-ups
-// and reads the assignment with a query of its own. Here the thread row
-// embeds the topic's assignment record (same row under the same RLS), and
-// the other branches start together (the latest submission's own author
-// look-up joins the one in flight).
+// and reads the assignment with a query of its own, twelve requests six
+// deep. Here the thread row embeds the topic's assignment record (same row
+// under the same RLS), the latest submission is one request, and every
+// profile the answer names is one look-up (readThreadContext).
 func getDiscussionThread(ctx context.Context, c *Call) (any, error) {
 	threadID := arg(c.Args, "thread_id")
 	classID := arg(c.Args, "class_id")
@@ -109,9 +104,11 @@ type threadContext struct {
 	replies            authoredRows
 }
 
-// readThreadContext runs every read after the thread row at once, in at
-// most threadBranches branches that never fail (a failed query reads as
-// no rows).
+// readThreadContext runs the reads after the thread row: the author's
+// latest submission (one request with its embeds) alongside the replies,
+// then one look-up of the author's and the replies' authors' profiles
+// (names and staff flags; usually from the cache). Reads never fail: a
+// failed query reads as no rows.
 func (c *Call) readThreadContext(ctx context.Context, thread *jsjson.Object, threadID, classID string) *threadContext {
 	topic, _ := thread.Object("discussion_topics")
 	topicAssignment := topic.Value("assignment_id")
@@ -124,14 +121,6 @@ func (c *Call) readThreadContext(ctx context.Context, thread *jsjson.Object, thr
 
 	tc := &threadContext{}
 	var g errgroup.Group
-	g.SetLimit(threadBranches)
-	if author != "" {
-		g.Go(func() error {
-			p := c.publicProfiles(ctx, classID, []string{author})
-			tc.author, tc.authorFound = p[author]
-			return nil
-		})
-	}
 	if jsjson.Truthy(topicAssignment) {
 		aid := jsString(topicAssignment, true)
 		tc.assignment = embeddedAssignment(topic, c.Args.Value("class_id"))
@@ -142,13 +131,20 @@ func (c *Call) readThreadContext(ctx context.Context, thread *jsjson.Object, thr
 			})
 		}
 	}
+	var replies []*jsjson.Object
 	if includeReplies && children > 0 {
-		g.Go(func() error {
-			tc.replies = c.threadReplies(ctx, threadID, classID)
-			return nil
-		})
+		replies = c.threadReplies(ctx, threadID, classID)
 	}
+	var ids []string
+	if author != "" {
+		ids = append(ids, author)
+	}
+	ids = append(ids, authorsOf(replies)...)
+	profiles := c.publicProfiles(ctx, classID, ids)
 	_ = g.Wait()
+	tc.author, tc.authorFound = profiles[author]
+	tc.authorFound = tc.authorFound && author != ""
+	tc.replies = authoredRowsOf(replies, profiles)
 	return tc
 }
 
@@ -160,37 +156,31 @@ type authoredRows struct {
 	staff    map[string]bool
 }
 
-// withAuthors looks up the names and staff flags of the rows' authors, at
-// once (one query between them: staffProfileIDs shares publicProfiles'
-// look-up).
-func (c *Call) withAuthors(ctx context.Context, classID string, rows []*jsjson.Object) authoredRows {
-	ar := authoredRows{rows: rows}
-	if len(rows) == 0 {
-		return ar
-	}
+// authorsOf lists the rows' author column values.
+func authorsOf(rows []*jsjson.Object) []string {
 	authors := make([]string, 0, len(rows))
 	for _, r := range rows {
 		if a, ok := r.String("author"); ok {
 			authors = append(authors, a)
 		}
 	}
-	var lookups errgroup.Group
-	lookups.SetLimit(2)
-	lookups.Go(func() error {
-		ar.profiles = c.publicProfiles(ctx, classID, authors)
-		return nil
-	})
-	lookups.Go(func() error {
-		ar.staff = c.staffProfileIDs(ctx, classID, authors)
-		return nil
-	})
-	_ = lookups.Wait()
+	return authors
+}
+
+// authoredRowsOf pairs rows with the profiles of a look-up that included
+// their authors; the staff flags come from the same profiles.
+func authoredRowsOf(rows []*jsjson.Object, profiles map[string]publicProfile) authoredRows {
+	ar := authoredRows{rows: rows, profiles: profiles, staff: map[string]bool{}}
+	for id, p := range profiles {
+		if p.staff {
+			ar.staff[id] = true
+		}
+	}
 	return ar
 }
 
-// threadReplies reads up to replyLimit replies of a thread, oldest first,
-// with their authors.
-func (c *Call) threadReplies(ctx context.Context, threadID, classID string) authoredRows {
+// threadReplies reads up to replyLimit replies of a thread, oldest first.
+func (c *Call) threadReplies(ctx context.Context, threadID, classID string) []*jsjson.Object {
 	raw, err := c.DB.From("discussion_threads").
 		Select("id, body, created_at, author").
 		Eq("root", threadID).
@@ -199,7 +189,7 @@ func (c *Call) threadReplies(ctx context.Context, threadID, classID string) auth
 		Limit(replyLimit).
 		Rows(ctx)
 	rows, _ := c.pgRows(ctx, raw, err)
-	return c.withAuthors(ctx, classID, rows)
+	return rows
 }
 
 // values are the replies as the tool returns them; answer is the thread's

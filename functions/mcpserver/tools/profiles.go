@@ -237,11 +237,43 @@ func (c *Call) retryProfileLookup(ctx context.Context, classID, prefix string, r
 	}
 }
 
+// profileLookupColumns are the columns of §1.2's user_roles row.
+const profileLookupColumns = "private_profile_id, public_profile_id, role, profiles!user_roles_public_profile_id_fkey(name)"
+
+// embeddedProfiles is §1.2 for the private profile of a row that embeds
+// its user_roles row (profileLookupColumns, filtered to the class): the
+// map publicProfiles would return for the row's profile_id, with no
+// query. A fresh cached translation wins, as publicProfiles would serve it
+// (it keeps the caller's own spelling of an id: TestProfileIDSpelling…);
+// otherwise the embedded one is cached like a queried one.
+func (c *Call) embeddedProfiles(classID string, row *jsjson.Object) map[string]publicProfile {
+	priv, _ := row.String("profile_id")
+	if priv == "" {
+		return nil
+	}
+	cc := c.reg.caches
+	prefix := c.cacheKey(classID)
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	now := cc.now()
+	if cached, ok := cc.toPublic.get(prefix+priv, now); ok {
+		return map[string]publicProfile{priv: cached}
+	}
+	ur, ok := row.Object("user_roles")
+	if id, _ := ur.String("private_profile_id"); !ok || ur == nil || id != priv {
+		return nil // no visible user_roles row in the class: not found
+	}
+	pub, _ := ur.String("public_profile_id")
+	p := publicProfile{ID: pub, Name: embeddedName(ur), staff: isStaffRole(ur)}
+	cc.storeProfile(prefix, priv, p, now)
+	return map[string]publicProfile{priv: p}
+}
+
 // fetchPublicProfiles runs §1.2's query for ids. ok is false when the query
 // failed, so nothing is learnt about the ids.
 func (c *Call) fetchPublicProfiles(ctx context.Context, classID string, ids []string) (map[string]publicProfile, bool) {
 	raw, err := c.DB.From("user_roles").
-		Select("private_profile_id, public_profile_id, role, profiles!user_roles_public_profile_id_fkey(name)").
+		Select(profileLookupColumns).
 		Eq("class_id", classID).
 		In("private_profile_id", ids).
 		Rows(ctx)
