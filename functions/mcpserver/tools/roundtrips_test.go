@@ -37,6 +37,9 @@ func TestRoundTripBudget(t *testing.T) {
 		// original 2 + 5N / 2 + 3N (N = 3 here): the public→private
 		// translation, then the submissions with their embeds
 		{"submissions_for_student", userAlice, "get_submissions_for_student", `{"student_profile_id":"` + pubID(1, 3) + `","assignment_id":1,"class_id":1,"include_files":true}`, 2, 2},
+		// staff read: six reads three deep through REST; one call of the
+		// SQL function mcp_student_overview
+		{"student_overview", userAlice, "get_student_overview", `{"student_profile_id":"` + pubID(1, 3) + `","class_id":1}`, 1, 1},
 		// original 2 / 2
 		{"search_help", userAlice, "search_help_requests", `{"class_id":1}`, 2, 2},
 		// original 3 / 3
