@@ -27,6 +27,12 @@ func (c *Client) UserID() string { return c.userID }
 // From starts a query on table as this user.
 func (c *Client) From(table string) *postgrest.Query { return c.rest.From(table) }
 
+// ReadRPC calls the SQL function fn, which only reads, as this user
+// (postgrest.Client.ReadRPC).
+func (c *Client) ReadRPC(ctx context.Context, fn string, args any) (json.RawMessage, error) {
+	return c.rest.ReadRPC(ctx, fn, args)
+}
+
 // RPC calls the SQL function fn as this user (POST /rpc/<fn>).
 func (c *Client) RPC(ctx context.Context, fn string, args any) (json.RawMessage, error) {
 	return c.rest.RPC(ctx, fn, args)

@@ -15,11 +15,6 @@ import (
 // replyLimit is the number of replies get_discussion_thread returns.
 const replyLimit = 50
 
-// threadBranches bounds the concurrent branches of one
-// get_discussion_thread call: author profile, latest submission and
-// replies.
-const threadBranches = 3
-
 // getDiscussionThreadTool is get_discussion_thread.
 var getDiscussionThreadTool = Tool{
 	Name:        "get_discussion_thread",
@@ -69,10 +64,10 @@ const threadSelect = "id, subject, body, created_at, updated_at, is_question, ch
 // author's latest submission and up to 50 replies, or nil.
 //
 // The original translates the author before starting the other look-ups
-// and reads the assignment with a query of its own. Here the thread row
-// embeds the topic's assignment record (same row under the same RLS), and
-// the other branches start together (the latest submission's own author
-// look-up joins the one in flight).
+// and reads the assignment with a query of its own, twelve requests six
+// deep. Here the thread row embeds the topic's assignment record (same row
+// under the same RLS), the latest submission is one request, and every
+// profile the answer names is one look-up (readThreadContext).
 func getDiscussionThread(ctx context.Context, c *Call) (any, error) {
 	threadID := arg(c.Args, "thread_id")
 	classID := arg(c.Args, "class_id")
@@ -85,6 +80,36 @@ func getDiscussionThread(ctx context.Context, c *Call) (any, error) {
 	if thread == nil {
 		return nil, nil
 	}
+	tc := c.readThreadContext(ctx, thread, threadID, classID)
+	out := jsjson.NewObject(12).
+		Set("id", thread.Value("id")).
+		Set("subject", thread.Value("subject")).
+		Set("body", thread.Value("body")).
+		Set("created_at", thread.Value("created_at")).
+		Set("updated_at", thread.Value("updated_at")).
+		Set("is_question", thread.Value("is_question")).
+		Set("children_count", thread.Value("children_count"))
+	setProfileFields(out, "author_profile_id", "author_name", tc.author, tc.authorFound)
+	return out.
+		Set("assignment", tc.assignment).
+		Set("latest_submission", tc.latest).
+		Set("replies", tc.replies.values(thread.Value("answer"))), nil
+}
+
+// threadContext is what get_discussion_thread reads after the thread row.
+type threadContext struct {
+	author             publicProfile
+	authorFound        bool
+	assignment, latest any
+	replies            authoredRows
+}
+
+// readThreadContext runs the reads after the thread row: the author's
+// latest submission (one request with its embeds) alongside the replies,
+// then one look-up of the author's and the replies' authors' profiles
+// (names and staff flags; usually from the cache). Reads never fail: a
+// failed query reads as no rows.
+func (c *Call) readThreadContext(ctx context.Context, thread *jsjson.Object, threadID, classID string) *threadContext {
 	topic, _ := thread.Object("discussion_topics")
 	topicAssignment := topic.Value("assignment_id")
 	author, _ := thread.String("author")
@@ -94,94 +119,94 @@ func getDiscussionThread(ctx context.Context, c *Call) (any, error) {
 	}
 	children, _ := thread.Number("children_count")
 
-	var (
-		authorProfile publicProfile
-		authorFound   bool
-		assignment    any
-		latest        any
-		replyRows     []*jsjson.Object
-		replyProfiles map[string]publicProfile
-		staff         map[string]bool
-	)
+	tc := &threadContext{}
 	var g errgroup.Group
-	g.SetLimit(threadBranches)
-	if author != "" {
-		g.Go(func() error {
-			p := c.publicProfiles(ctx, classID, []string{author})
-			authorProfile, authorFound = p[author]
-			return nil
-		})
-	}
 	if jsjson.Truthy(topicAssignment) {
 		aid := jsString(topicAssignment, true)
-		assignment = embeddedAssignment(topic, c.Args.Value("class_id"))
+		tc.assignment = embeddedAssignment(topic, c.Args.Value("class_id"))
 		if author != "" {
 			g.Go(func() error {
-				latest = c.latestSubmissionForStudent(ctx, author, aid, classID, true)
+				tc.latest = c.latestSubmissionForStudent(ctx, author, aid, classID, true)
 				return nil
 			})
 		}
 	}
+	var replies []*jsjson.Object
 	if includeReplies && children > 0 {
-		g.Go(func() error {
-			raw, err := c.DB.From("discussion_threads").
-				Select("id, body, created_at, author").
-				Eq("root", threadID).
-				Eq("class_id", classID).
-				Order("created_at", true).
-				Limit(replyLimit).
-				Rows(ctx)
-			replyRows, _ = c.pgRows(ctx, raw, err)
-			if len(replyRows) == 0 {
-				return nil
-			}
-			authors := make([]string, 0, len(replyRows))
-			for _, r := range replyRows {
-				if a, ok := r.String("author"); ok {
-					authors = append(authors, a)
-				}
-			}
-			var lookups errgroup.Group
-			lookups.SetLimit(2)
-			lookups.Go(func() error {
-				replyProfiles = c.publicProfiles(ctx, classID, authors)
-				return nil
-			})
-			lookups.Go(func() error {
-				staff = c.staffProfileIDs(ctx, classID, authors)
-				return nil
-			})
-			return lookups.Wait()
-		})
+		replies = c.threadReplies(ctx, threadID, classID)
 	}
-	_ = g.Wait() // branches never fail: a failed query reads as no rows
+	var ids []string
+	if author != "" {
+		ids = append(ids, author)
+	}
+	ids = append(ids, authorsOf(replies)...)
+	profiles := c.publicProfiles(ctx, classID, ids)
+	_ = g.Wait()
+	tc.author, tc.authorFound = profiles[author]
+	tc.authorFound = tc.authorFound && author != ""
+	tc.replies = authoredRowsOf(replies, profiles)
+	return tc
+}
 
-	answer := thread.Value("answer")
-	replies := make([]any, 0, len(replyRows))
-	for _, r := range replyRows {
-		replyAuthor, _ := r.String("author")
+// authoredRows are rows with an author column (a thread's replies, a help
+// request's messages) and their authors' public profiles and staff flags.
+type authoredRows struct {
+	rows     []*jsjson.Object
+	profiles map[string]publicProfile
+	staff    map[string]bool
+}
+
+// authorsOf lists the rows' author column values.
+func authorsOf(rows []*jsjson.Object) []string {
+	authors := make([]string, 0, len(rows))
+	for _, r := range rows {
+		if a, ok := r.String("author"); ok {
+			authors = append(authors, a)
+		}
+	}
+	return authors
+}
+
+// authoredRowsOf pairs rows with the profiles of a look-up that included
+// their authors; the staff flags come from the same profiles.
+func authoredRowsOf(rows []*jsjson.Object, profiles map[string]publicProfile) authoredRows {
+	ar := authoredRows{rows: rows, profiles: profiles, staff: map[string]bool{}}
+	for id, p := range profiles {
+		if p.staff {
+			ar.staff[id] = true
+		}
+	}
+	return ar
+}
+
+// threadReplies reads up to replyLimit replies of a thread, oldest first.
+func (c *Call) threadReplies(ctx context.Context, threadID, classID string) []*jsjson.Object {
+	raw, err := c.DB.From("discussion_threads").
+		Select("id, body, created_at, author").
+		Eq("root", threadID).
+		Eq("class_id", classID).
+		Order("created_at", true).
+		Limit(replyLimit).
+		Rows(ctx)
+	rows, _ := c.pgRows(ctx, raw, err)
+	return rows
+}
+
+// values are the replies as the tool returns them; answer is the thread's
+// accepted reply id.
+func (ar authoredRows) values(answer any) []any {
+	replies := make([]any, 0, len(ar.rows))
+	for _, r := range ar.rows {
+		author, _ := r.String("author")
 		replies = append(replies, jsjson.NewObject(6).
 			Set("id", r.Value("id")).
 			Set("body", r.Value("body")).
 			Set("created_at", r.Value("created_at")).
-			Set("author_name", profileName(replyProfiles, replyAuthor)).
-			Set("is_staff", replyAuthor != "" && staff[replyAuthor]).
+			Set("author_name", profileName(ar.profiles, author)).
+			Set("is_staff", author != "" && ar.staff[author]).
 			Set("is_answer", jsStrictEqual(answer, r.Value("id"))))
 	}
-
-	out := jsjson.NewObject(12).
-		Set("id", thread.Value("id")).
-		Set("subject", thread.Value("subject")).
-		Set("body", thread.Value("body")).
-		Set("created_at", thread.Value("created_at")).
-		Set("updated_at", thread.Value("updated_at")).
-		Set("is_question", thread.Value("is_question")).
-		Set("children_count", thread.Value("children_count"))
-	setProfileFields(out, "author_profile_id", "author_name", authorProfile, authorFound)
-	return out.
-		Set("assignment", assignment).
-		Set("latest_submission", latest).
-		Set("replies", replies), nil
+	return replies
 }
 
 // searchDiscussionThreads lists a class's top-level threads, newest first.

@@ -10,16 +10,12 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
+	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 )
 
 // unknownQueue is the queue name reported when the embedded queue has no
 // (truthy) name (quirk 15).
 const unknownQueue = "Unknown Queue"
-
-// helpBranches bounds the concurrent branches of one get_help_request call:
-// student profile, referenced submission, latest submission, messages and,
-// at negotiated revisions, the caller's own profiles.
-const helpBranches = 5
 
 // getHelpRequestTool is get_help_request.
 var getHelpRequestTool = Tool{
@@ -74,35 +70,43 @@ const helpMessageSelect = "id, message, created_at, author"
 //
 // The original runs: request → student profile → (referenced submission ∥
 // messages) → (assignment ∥ latest submission) → (message authors' profiles
-// ∥ staff). Here the request row also embeds the referenced submission's
-// assignment_id and assignment record (same rows under the same RLS as the
-// original's queries), so everything after the request runs at once; the
-// latest submission is first found by id and its full context is fetched
-// only when it differs from the referenced one,
-// which the original computed and then discarded; and the message authors'
-// names and staff flags come from one look-up (see staffProfileIDs).
+// ∥ staff), seventeen requests ten deep. Here the request row embeds the
+// referenced submission with its assignment, grader result and files, and
+// the messages (same rows under the same RLS as the original's queries;
+// helpRequestQuery); then the latest submission (which depends on the
+// referenced one's assignment) and the one look-up of every profile the
+// answer names run at once. Profiles come from the cache when the caller
+// read them in the last five minutes, so a call is usually two requests.
 //
 // At negotiated revisions each message also says whether it is staff-only
 // and whether the caller wrote it (S31); the caller's profiles are read
-// alongside the rest, and a failure to read them is a ReadFailedError,
-// since no message could then be said not to be the caller's.
+// alongside the request row, and a failure to read them is a
+// ReadFailedError, since no message could then be said not to be the
+// caller's.
 func getHelpRequest(ctx context.Context, c *Call) (any, error) {
 	requestID := arg(c.Args, "help_request_id")
 	classID := arg(c.Args, "class_id")
-	raw, err := c.DB.From("help_requests").
-		Select(helpRequestSelect+", submissions!help_requests_referenced_submission_id_fkey(assignment_id, assignments!submissio_assignment_id_fkey("+assignmentColumns+"))").
-		Eq("id", requestID).
-		Eq("class_id", classID).
-		Single(ctx)
+	withFields := negotiated(ctx)
+	var mine map[string]bool
+	var mineErr error
+	var g errgroup.Group
+	if withFields {
+		g.Go(func() error {
+			mine, mineErr = c.callerProfileIDs(ctx, classID)
+			return nil
+		})
+	}
+	raw, err := c.helpRequestQuery(requestID, classID, withFields).Single(ctx)
 	hr := c.pgObject(ctx, raw, err)
+	_ = g.Wait()
 	if hr == nil {
 		return nil, nil
 	}
-
-	hc := c.readHelpContext(ctx, hr, requestID, classID, negotiated(ctx))
-	if hc.mineErr != nil {
-		return nil, hc.mineErr
+	if mineErr != nil {
+		return nil, mineErr
 	}
+
+	hc := c.readHelpContext(ctx, hr, classID)
 	out := jsjson.NewObject(12).
 		Set("id", hr.Value("id")).
 		Set("request", hr.Value("request")).
@@ -115,120 +119,87 @@ func getHelpRequest(ctx context.Context, c *Call) (any, error) {
 	setProfileFields(out, "student_profile_id", "student_name", hc.student, hc.studentFound)
 	return out.
 		Set("help_queue_name", queueName(hr)).
-		Set("messages", hc.thread.values(hc.withFields, hc.mine)), nil
+		Set("messages", hc.thread.values(withFields, mine)), nil
 }
 
-// helpContext is what get_help_request reads after the request row.
+// helpRequestQuery reads the request row with, embedded, the referenced
+// submission of the class (submissionSelect, its assignment record too)
+// and up to maxRows messages, oldest first. withFields (negotiated
+// revisions) also reads each message's instructors_only.
+func (c *Call) helpRequestQuery(requestID, classID string, withFields bool) *postgrest.Query {
+	msg := helpMessageSelect
+	if withFields {
+		msg += ", instructors_only"
+	}
+	q := c.DB.From("help_requests").
+		Select(helpRequestSelect+
+			", submissions!help_requests_referenced_submission_id_fkey("+submissionSelect(true)+
+			", assignments!submissio_assignment_id_fkey("+assignmentColumns+"))"+
+			", help_request_messages!help_request_messages_help_request_id_fkey("+msg+")").
+		Eq("id", requestID).
+		Eq("class_id", classID).
+		Eq("submissions.class_id", classID)
+	return withSubmissionEmbeds(q, "submissions.", classID).
+		OrderIn("help_request_messages", "created_at", true).
+		LimitIn("help_request_messages", maxRows)
+}
+
+// helpContext is what get_help_request answers besides the request row's
+// own fields.
 type helpContext struct {
 	student                        publicProfile
 	studentFound                   bool
 	submission, assignment, latest any
 	thread                         helpThread
-	// withFields, mine and mineErr: negotiated revisions only (S31).
-	withFields bool
-	mine       map[string]bool
-	mineErr    error
 }
 
-// readHelpContext runs every read after the request row hr at once, in at
-// most helpBranches branches that never fail (a failed query reads as no
-// rows), except the caller's profiles (mineErr).
-func (c *Call) readHelpContext(ctx context.Context, hr *jsjson.Object, requestID, classID string, withFields bool) *helpContext {
+// readHelpContext builds the answer's parts from the request row hr and
+// runs the two reads that depend on it at once: the latest submission and
+// the profiles of the student and the messages' authors (one look-up,
+// which also gives the staff flags; the referenced submission embeds its
+// student's). Reads never fail: a failed query reads as no rows.
+func (c *Call) readHelpContext(ctx context.Context, hr *jsjson.Object, classID string) *helpContext {
 	createdBy, _ := hr.String("created_by")
 	refID := hr.Value("referenced_submission_id")
-	refSubmission, _ := hr.Object("submissions")
-	assignmentID, haveAssignment := refSubmission.Get("assignment_id")
+	ref, haveRef := hr.Object("submissions")
+	haveRef = haveRef && ref != nil && jsjson.Truthy(refID)
+	messages := embedRows(hr, "help_request_messages")
 
-	hc := &helpContext{withFields: withFields}
-	var g errgroup.Group
-	g.SetLimit(helpBranches)
-	if jsjson.Truthy(refID) {
-		ref := jsString(refID, true)
-		g.Go(func() error {
-			hc.submission = c.submissionContext(ctx, ref, classID, true, true)
-			return nil
-		})
-		if haveAssignment {
-			aid := jsString(assignmentID, true)
-			hc.assignment = embeddedAssignment(refSubmission, c.Args.Value("class_id"))
-			if createdBy != "" {
-				g.Go(func() error {
-					hc.latest = c.latestOtherSubmission(ctx, createdBy, aid, classID, refID)
-					return nil
-				})
-			}
+	ids := []string{createdBy}
+	for _, m := range messages {
+		if a, ok := m.String("author"); ok {
+			ids = append(ids, a)
 		}
 	}
-	if createdBy != "" {
+	hc := &helpContext{}
+	if haveRef {
+		// First, so the student's profile it embeds is cached for the
+		// look-up below (usually the same person as the request's).
+		hc.submission = c.buildSubmission(ref, classID, true, true)
+		hc.assignment = embeddedAssignment(ref, c.Args.Value("class_id"))
+	}
+	var g errgroup.Group
+	if aid, ok := ref.Get("assignment_id"); ok && haveRef && createdBy != "" {
 		g.Go(func() error {
-			p := c.publicProfiles(ctx, classID, []string{createdBy})
-			hc.student, hc.studentFound = p[createdBy]
+			hc.latest = c.latestOtherSubmission(ctx, createdBy, jsString(aid, true), classID, refID)
 			return nil
 		})
 	}
-	g.Go(func() error {
-		hc.thread = c.helpThread(ctx, requestID, classID, withFields)
-		return nil
-	})
-	if withFields {
-		g.Go(func() error {
-			hc.mine, hc.mineErr = c.callerProfileIDs(ctx, classID)
-			return nil
-		})
+	if createdBy == "" {
+		ids = ids[1:]
 	}
+	profiles := c.publicProfiles(ctx, classID, ids)
 	_ = g.Wait()
-
-	// The original looks up the assignment and the latest submission only
-	// once the referenced submission is known to be visible in the class.
-	if _, ok := jsObject(hc.submission); !ok {
-		hc.submission, hc.assignment, hc.latest = nil, nil, nil
+	if createdBy != "" {
+		hc.student, hc.studentFound = profiles[createdBy]
 	}
+	hc.thread = helpThread{authoredRowsOf(messages, profiles)}
 	return hc
 }
 
 // helpThread is a help request's messages, oldest first, with their
 // authors' public profiles and staff flags.
-type helpThread struct {
-	rows     []*jsjson.Object
-	profiles map[string]publicProfile
-	staff    map[string]bool
-}
-
-// helpThread reads the messages of a help request and, at once, their
-// authors' names and staff flags (one look-up, staffProfileIDs). withFields
-// (negotiated revisions) also reads each message's instructors_only.
-func (c *Call) helpThread(ctx context.Context, requestID, classID string, withFields bool) helpThread {
-	sel := helpMessageSelect
-	if withFields {
-		sel += ", instructors_only"
-	}
-	raw, err := c.DB.From("help_request_messages").
-		Select(sel).
-		Eq("help_request_id", requestID).
-		Order("created_at", true).
-		Limit(maxRows).
-		Rows(ctx)
-	var th helpThread
-	th.rows, _ = c.pgRows(ctx, raw, err)
-	authors := make([]string, 0, len(th.rows))
-	for _, m := range th.rows {
-		if a, ok := m.String("author"); ok {
-			authors = append(authors, a)
-		}
-	}
-	var lookups errgroup.Group
-	lookups.SetLimit(2)
-	lookups.Go(func() error {
-		th.profiles = c.publicProfiles(ctx, classID, authors)
-		return nil
-	})
-	lookups.Go(func() error {
-		th.staff = c.staffProfileIDs(ctx, classID, authors)
-		return nil
-	})
-	_ = lookups.Wait()
-	return th
-}
+type helpThread struct{ authoredRows }
 
 // values are the thread's messages as the tool returns them. withFields
 // (negotiated revisions) adds instructors_only (the row's) and is_caller
@@ -279,25 +250,26 @@ func (c *Call) callerProfileIDs(ctx context.Context, classID string) (map[string
 
 // latestOtherSubmission is §1.12 for get_help_request: S of the student's
 // newest submission for the assignment, or nil when there is none or it is
-// the referenced submission (which the original drops after building it).
+// the referenced submission (which the original built and then dropped).
+// One request finds it and reads its embeds; the embeds' rows of the
+// referenced submission are filtered out, so a latest submission that is
+// the referenced one costs no grader result or file bytes.
 func (c *Call) latestOtherSubmission(ctx context.Context, privateProfileID, assignmentID, classID string, referencedID any) any {
-	raw, err := c.DB.From("submissions").
-		Select("id").
+	ref := jsString(referencedID, true)
+	q := c.DB.From("submissions").Select(submissionSelect(true)).
 		Eq("profile_id", privateProfileID).
 		Eq("assignment_id", assignmentID).
 		Eq("class_id", classID).
 		Order("created_at", false).
 		Limit(1).
-		MaybeSingle(ctx)
+		Neq("grader_results.submission_id", ref).
+		Neq("submission_files.submission_id", ref)
+	raw, err := withSubmissionEmbeds(q, "", classID).MaybeSingle(ctx)
 	row := c.pgObject(ctx, raw, err)
-	if row == nil {
+	if row == nil || jsStrictEqual(row.Value("id"), referencedID) {
 		return nil
 	}
-	id := row.Value("id")
-	if jsStrictEqual(id, referencedID) {
-		return nil
-	}
-	return c.submissionContext(ctx, jsString(id, true), classID, true, true)
+	return c.buildSubmission(row, classID, true, true)
 }
 
 // searchHelpRequests lists a class's help requests, newest first.

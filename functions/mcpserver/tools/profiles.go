@@ -121,17 +121,38 @@ func (c *Call) publicProfiles(ctx context.Context, classID string, privateIDs []
 	if len(ids) == 0 {
 		return out
 	}
-	cc := c.reg.caches
 	prefix := c.cacheKey(classID)
-
-	type wait struct {
-		id string
-		f  *profileFlight
+	claim := c.reg.caches.claimProfiles(prefix, ids, out)
+	if len(claim.mine) > 0 {
+		c.leadProfileLookup(ctx, classID, prefix, claim, out)
 	}
-	var mine []string
-	var mineFlights []*profileFlight
-	var waits []wait
+	if retry := awaitProfileFlights(ctx, claim.waits, out); len(retry) > 0 {
+		c.retryProfileLookup(ctx, classID, prefix, retry, out)
+	}
+	return out
+}
+
+// profileClaim is how publicProfiles splits its ids: the fresh cached ones
+// are already in its result; mine are the look-ups it leads (with their
+// flights), waits the ones another call is leading.
+type profileClaim struct {
+	mine        []string
+	mineFlights []*profileFlight
+	waits       []profileWait
+}
+
+// profileWait is an id whose look-up another call leads.
+type profileWait struct {
+	id string
+	f  *profileFlight
+}
+
+// claimProfiles puts the fresh cached ids into out and, for the others,
+// joins a flight in progress or starts one.
+func (cc *caches) claimProfiles(prefix string, ids []string, out map[string]publicProfile) profileClaim {
+	var claim profileClaim
 	cc.mu.Lock()
+	defer cc.mu.Unlock()
 	now := cc.now()
 	for _, id := range ids {
 		if p, ok := cc.toPublic.get(prefix+id, now); ok {
@@ -139,49 +160,57 @@ func (c *Call) publicProfiles(ctx context.Context, classID string, privateIDs []
 			continue
 		}
 		if f, ok := cc.flights[prefix+id]; ok {
-			waits = append(waits, wait{id, f})
+			claim.waits = append(claim.waits, profileWait{id, f})
 			continue
 		}
 		f := &profileFlight{done: make(chan struct{})}
 		cc.flights[prefix+id] = f
-		mine = append(mine, id)
-		mineFlights = append(mineFlights, f)
+		claim.mine = append(claim.mine, id)
+		claim.mineFlights = append(claim.mineFlights, f)
 	}
-	cc.mu.Unlock()
+	return claim
+}
 
-	if len(mine) > 0 {
-		// The original sends at most MAX_ROWS missing ids; callers never
-		// pass more (messages and search pages are capped at MAX_ROWS).
-		queried := mine[:min(len(mine), profileIDsPerQuery)]
-		found, ok := c.fetchPublicProfiles(ctx, classID, queried)
-		cc.mu.Lock()
-		now = cc.now()
-		// Stored in request order so that, when the cap evicts, what
-		// survives does not depend on map iteration order.
-		for _, id := range queried {
-			if p, ok := found[id]; ok {
-				cc.storeProfile(prefix, id, p, now)
-			}
+// leadProfileLookup queries the ids this call leads, stores what it found
+// and ends their flights.
+func (c *Call) leadProfileLookup(ctx context.Context, classID, prefix string, claim profileClaim, out map[string]publicProfile) {
+	cc := c.reg.caches
+	// The original sends at most MAX_ROWS missing ids; callers never pass
+	// more (messages and search pages are capped at MAX_ROWS).
+	queried := claim.mine[:min(len(claim.mine), profileIDsPerQuery)]
+	found, ok := c.fetchPublicProfiles(ctx, classID, queried)
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	now := cc.now()
+	// Stored in request order so that, when the cap evicts, what survives
+	// does not depend on map iteration order.
+	for _, id := range queried {
+		if p, ok := found[id]; ok {
+			cc.storeProfile(prefix, id, p, now)
 		}
-		for i, id := range mine {
-			f := mineFlights[i]
-			f.profile, f.found = found[id]
-			f.failed = !ok || i >= len(queried)
-			if f.found {
-				out[id] = f.profile
-			}
-			delete(cc.flights, prefix+id)
-			close(f.done)
-		}
-		cc.mu.Unlock()
 	}
+	for i, id := range claim.mine {
+		f := claim.mineFlights[i]
+		f.profile, f.found = found[id]
+		f.failed = !ok || i >= len(queried)
+		if f.found {
+			out[id] = f.profile
+		}
+		delete(cc.flights, prefix+id)
+		close(f.done)
+	}
+}
 
+// awaitProfileFlights waits for the flights other calls lead and returns
+// the ids whose look-up failed, which the caller queries itself rather
+// than take a miss that was never observed.
+func awaitProfileFlights(ctx context.Context, waits []profileWait, out map[string]publicProfile) []string {
 	var retry []string
 	for _, w := range waits {
 		select {
 		case <-w.f.done:
 		case <-ctx.Done():
-			return out
+			return nil
 		}
 		switch {
 		case w.f.failed:
@@ -190,26 +219,61 @@ func (c *Call) publicProfiles(ctx context.Context, classID string, privateIDs []
 			out[w.id] = w.f.profile
 		}
 	}
-	if len(retry) > 0 {
-		found, _ := c.fetchPublicProfiles(ctx, classID, retry)
-		cc.mu.Lock()
-		now = cc.now()
-		for _, id := range retry {
-			if p, ok := found[id]; ok {
-				cc.storeProfile(prefix, id, p, now)
-				out[id] = p
-			}
+	return retry
+}
+
+// retryProfileLookup queries ids whose led look-up failed.
+func (c *Call) retryProfileLookup(ctx context.Context, classID, prefix string, retry []string, out map[string]publicProfile) {
+	cc := c.reg.caches
+	found, _ := c.fetchPublicProfiles(ctx, classID, retry)
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	now := cc.now()
+	for _, id := range retry {
+		if p, ok := found[id]; ok {
+			cc.storeProfile(prefix, id, p, now)
+			out[id] = p
 		}
-		cc.mu.Unlock()
 	}
-	return out
+}
+
+// profileLookupColumns are the columns of §1.2's user_roles row.
+const profileLookupColumns = "private_profile_id, public_profile_id, role, profiles!user_roles_public_profile_id_fkey(name)"
+
+// embeddedProfiles is §1.2 for the private profile of a row that embeds
+// its user_roles row (profileLookupColumns, filtered to the class): the
+// map publicProfiles would return for the row's profile_id, with no
+// query. A fresh cached translation wins, as publicProfiles would serve it
+// (it keeps the caller's own spelling of an id: TestProfileIDSpelling…);
+// otherwise the embedded one is cached like a queried one.
+func (c *Call) embeddedProfiles(classID string, row *jsjson.Object) map[string]publicProfile {
+	priv, _ := row.String("profile_id")
+	if priv == "" {
+		return nil
+	}
+	cc := c.reg.caches
+	prefix := c.cacheKey(classID)
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	now := cc.now()
+	if cached, ok := cc.toPublic.get(prefix+priv, now); ok {
+		return map[string]publicProfile{priv: cached}
+	}
+	ur, ok := row.Object("user_roles")
+	if id, _ := ur.String("private_profile_id"); !ok || ur == nil || id != priv {
+		return nil // no visible user_roles row in the class: not found
+	}
+	pub, _ := ur.String("public_profile_id")
+	p := publicProfile{ID: pub, Name: embeddedName(ur), staff: isStaffRole(ur)}
+	cc.storeProfile(prefix, priv, p, now)
+	return map[string]publicProfile{priv: p}
 }
 
 // fetchPublicProfiles runs §1.2's query for ids. ok is false when the query
 // failed, so nothing is learnt about the ids.
 func (c *Call) fetchPublicProfiles(ctx context.Context, classID string, ids []string) (map[string]publicProfile, bool) {
 	raw, err := c.DB.From("user_roles").
-		Select("private_profile_id, public_profile_id, role, profiles!user_roles_public_profile_id_fkey(name)").
+		Select(profileLookupColumns).
 		Eq("class_id", classID).
 		In("private_profile_id", ids).
 		Rows(ctx)

@@ -81,6 +81,7 @@ var tableWords = map[string]string{
 	"submission_files":               "the submissions' files",
 	"user_roles":                     "the class's members",
 	"assignment_due_date_exceptions": "the due date exceptions",
+	"rpc/mcp_student_overview":       "the student's activity",
 }
 
 func readWhat(table string) string {

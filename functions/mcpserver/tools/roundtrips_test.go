@@ -15,18 +15,31 @@ func TestRoundTripBudget(t *testing.T) {
 	}{
 		// original 1 / 1
 		{"assignment", userAlice, "get_assignment", `{"assignment_id":1,"class_id":1}`, 1, 1},
-		// original 17 / 10: referenced and latest submissions, messages
-		{"help_request_with_latest", userAlice, "get_help_request", `{"help_request_id":1,"class_id":1}`, 11, 4},
+		// original 17 / 10: referenced and latest submissions, messages.
+		// Here the request row with the referenced submission (its
+		// profile, grader result and files) and the messages, then the
+		// latest submission ‖ one profile look-up (none when cached).
+		{"help_request_with_latest", userAlice, "get_help_request", `{"help_request_id":1,"class_id":1}`, 3, 2},
 		// original 17 / 10 (the latest submission is built, then dropped)
-		{"help_request_latest_is_referenced", userAlice, "get_help_request", `{"help_request_id":2,"class_id":1}`, 8, 3},
+		{"help_request_latest_is_referenced", userAlice, "get_help_request", `{"help_request_id":2,"class_id":1}`, 3, 2},
 		// original 5 / 4
-		{"help_request_without_submission", userAlice, "get_help_request", `{"help_request_id":3,"class_id":1}`, 4, 3},
+		{"help_request_without_submission", userAlice, "get_help_request", `{"help_request_id":3,"class_id":1}`, 2, 2},
 		// original 1 / 1
 		{"help_request_not_found", userAlice, "get_help_request", `{"help_request_id":999,"class_id":1}`, 1, 1},
-		// original 12 / 6
-		{"thread_with_everything", userAlice, "get_discussion_thread", `{"thread_id":1,"class_id":1}`, 7, 3},
+		// original 12 / 6. Here the thread row with its assignment, then
+		// the latest submission (with its embeds) ‖ the replies, then one
+		// profile look-up of the author and the replies' authors.
+		{"thread_with_everything", userAlice, "get_discussion_thread", `{"thread_id":1,"class_id":1}`, 4, 3},
 		// original 5 / 4
-		{"thread_with_50_replies", userAlice, "get_discussion_thread", `{"thread_id":8,"class_id":1}`, 4, 3},
+		{"thread_with_50_replies", userAlice, "get_discussion_thread", `{"thread_id":8,"class_id":1}`, 3, 3},
+		// original 5 / 3: one request with every part embedded
+		{"submission", userAlice, "get_submission", `{"submission_id":3,"class_id":1,"include_test_output":true,"include_files":true}`, 1, 1},
+		// original 2 + 5N / 2 + 3N (N = 3 here): the public→private
+		// translation, then the submissions with their embeds
+		{"submissions_for_student", userAlice, "get_submissions_for_student", `{"student_profile_id":"` + pubID(1, 3) + `","assignment_id":1,"class_id":1,"include_files":true}`, 2, 2},
+		// staff read: six reads three deep through REST; one call of the
+		// SQL function mcp_student_overview
+		{"student_overview", userAlice, "get_student_overview", `{"student_profile_id":"` + pubID(1, 3) + `","class_id":1}`, 1, 1},
 		// original 2 / 2
 		{"search_help", userAlice, "search_help_requests", `{"class_id":1}`, 2, 2},
 		// original 3 / 3

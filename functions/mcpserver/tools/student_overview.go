@@ -2,13 +2,10 @@ package tools
 
 import (
 	"context"
+	"bytes"
 	"sort"
-	"strings"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
-	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 )
 
 // Limits of get_student_overview: the latest help requests and posts listed.
@@ -140,20 +137,31 @@ type studentActivity struct {
 // under the pseudonym (or anonymously, which Pawtograder stores the same
 // way) is not tied to the student. Each list is read up to maxRows rows;
 // truncated says one was longer.
+//
+// Every list hangs off the private profile id (and the submissions off the
+// groups too), which embedding cannot say: the reads are one call of the
+// SQL function mcp_student_overview, which runs as the caller (SECURITY
+// INVOKER, so row-level security applies as to the REST reads) and
+// returns each read's rows as PostgREST would.
 func getStudentOverview(ctx context.Context, c *Call) (*studentOverviewResult, error) {
-	cid := arg(c.Args, "class_id")
 	publicID := arg(c.Args, "student_profile_id")
-	privateID, ok := c.privateProfileID(ctx, cid, publicID)
-	if !ok || privateID == "" {
+	raw, err := c.DB.ReadRPC(ctx, "mcp_student_overview", map[string]any{
+		"p_class_id":           c.Args.Value("class_id"),
+		"p_student_profile_id": c.Args.Value("student_profile_id"),
+	})
+	if err == nil && bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return nil, nil // not a member the caller may see
+	}
+	found := c.pgObject(ctx, raw, err)
+	if found == nil {
 		return nil, nil
 	}
-	profile := c.publicProfiles(ctx, cid, []string{privateID})[privateID]
-	read := c.readStudentActivity(ctx, cid, privateID)
+	read := studentActivityOf(found)
 	limit := boundedLimit(c, "limit", studentOverviewDefault, studentOverviewMax)
 	return &studentOverviewResult{
 		ClassID:          numberOf(c.Args.Value("class_id")),
 		StudentProfileID: publicID,
-		StudentName:      nullableString(orNull(profile.Name)),
+		StudentName:      nullableString(orNull(found.Value("name"))),
 		Assignments:      assignmentActivities(read.subs, read.assignments),
 		HelpRequests:     helpActivityOf(read.helps, limit),
 		DiscussionPosts:  postActivityOf(read.posts, limit),
@@ -161,70 +169,22 @@ func getStudentOverview(ctx context.Context, c *Call) (*studentOverviewResult, e
 	}, nil
 }
 
-// readStudentActivity runs get_student_overview's reads concurrently; the
-// submissions follow the groups, whose submissions count as the
-// student's.
-func (c *Call) readStudentActivity(ctx context.Context, cid, privateID string) studentActivity {
-	var (
-		read studentActivity
-		over [3]bool
-	)
-	// newest reads up to maxRows rows of q, noting a longer list in over.
-	newest := func(ctx context.Context, q *postgrest.Query, over *bool) []*jsjson.Object {
-		raw, err := q.Limit(maxRows + 1).Rows(ctx)
-		rows, _ := c.pgRows(ctx, raw, err)
+// studentActivityOf reads mcp_student_overview's lists: each up to
+// maxRows rows, noting a longer one (the function reads one row more).
+func studentActivityOf(found *jsjson.Object) studentActivity {
+	var read studentActivity
+	newest := func(key string) []*jsjson.Object {
+		rows := embedRows(found, key)
 		if len(rows) > maxRows {
-			rows, *over = rows[:maxRows], true
+			rows, read.truncated = rows[:maxRows], true
 		}
 		return rows
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		owner := c.submissionOwners(gctx, cid, privateID)
-		read.subs = newest(gctx, c.DB.From("submissions").
-			Select("id,assignment_id,created_at,ordinal,is_active,assignment_group_id,grader_results!grader_results_submission_id_fkey(score,max_score)").
-			Eq("class_id", cid).Or(owner).
-			Order("created_at", false).Order("id", false), &over[0])
-		return nil
-	})
-	g.Go(func() error {
-		raw, err := c.DB.From("assignments").Select("id,title,due_date").Eq("class_id", cid).Order("id", true).Limit(maxRows).Rows(gctx)
-		read.assignments, _ = c.pgRows(gctx, raw, err)
-		return nil
-	})
-	g.Go(func() error {
-		read.helps = newest(gctx, c.DB.From("help_request_students").
-			Select("help_request_id,help_requests!help_request_students_help_request_id_fkey(id,status,request,created_at,help_queue)").
-			Eq("class_id", cid).Eq("profile_id", privateID).Order("help_request_id", false), &over[1])
-		return nil
-	})
-	g.Go(func() error {
-		read.posts = newest(gctx, c.DB.From("discussion_threads").Select("id,subject,created_at,is_question,root,topic_id").
-			Eq("class_id", cid).Eq("author", privateID).Eq("draft", "false").
-			Order("created_at", false).Order("id", false), &over[2])
-		return nil
-	})
-	_ = g.Wait()
-	read.truncated = over[0] || over[1] || over[2]
+	read.assignments = embedRows(found, "assignments")
+	read.subs = newest("submissions")
+	read.helps = newest("help_requests")
+	read.posts = newest("posts")
 	return read
-}
-
-// submissionOwners reads the student's groups and returns the PostgREST
-// or-filter of the submissions that count as the student's: their own and
-// their groups'.
-func (c *Call) submissionOwners(ctx context.Context, cid, privateID string) string {
-	raw, err := c.DB.From("assignment_groups_members").Select("assignment_group_id").
-		Eq("class_id", cid).Eq("profile_id", privateID).Order("id", true).Limit(maxRows).Rows(ctx)
-	groups, _ := c.pgRows(ctx, raw, err)
-	ids := make([]string, 0, len(groups))
-	for _, r := range groups {
-		ids = append(ids, rowKey(r, "assignment_group_id"))
-	}
-	owner := "profile_id.eq." + privateID
-	if len(ids) > 0 {
-		owner += ",assignment_group_id.in.(" + strings.Join(ids, ",") + ")"
-	}
-	return owner
 }
 
 // assignmentActivities groups the submissions (newest first, so the first

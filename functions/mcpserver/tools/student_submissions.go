@@ -124,7 +124,7 @@ func listStudentSubmissions(ctx context.Context, c *Call) ([]submissionResult, e
 	if !ok || privateID == "" {
 		return []submissionResult{}, nil
 	}
-	q := c.DB.From("submissions").Select(submissionColumns).
+	q := c.DB.From("submissions").Select(submissionSelect(isTrue(c.Args, "include_files"))).
 		Eq("profile_id", privateID).
 		Eq("class_id", cid)
 	if c.Args.Value("assignment_id") != nil {

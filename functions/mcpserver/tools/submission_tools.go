@@ -5,16 +5,10 @@ package tools
 import (
 	"context"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/minimatch"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 )
-
-// studentSubmissionConcurrency bounds how many submissions of
-// get_submissions_for_student are fetched at once (each runs two queries).
-const studentSubmissionConcurrency = 4
 
 // isTrue is the original's `args.x === true`.
 func isTrue(args *jsjson.Object, name string) bool {
@@ -363,8 +357,9 @@ func studentLimit(args *jsjson.Object) (int, bool) {
 }
 
 // getSubmissionsForStudent is §2.13. The original built each submission
-// sequentially; here they are fetched concurrently (bounded) and assembled
-// in the query's order.
+// with four requests of its own, one after another; here the submission
+// rows embed their grader results and files (studentSubmissions), so the
+// tool reads them in one request.
 func getSubmissionsForStudent(ctx context.Context, c *Call) (any, error) {
 	cid := arg(c.Args, "class_id")
 	aid := arg(c.Args, "assignment_id")
@@ -381,7 +376,7 @@ func getSubmissionsForStudent(ctx context.Context, c *Call) (any, error) {
 	}
 	// The original fetched only ids and then each submission row again by
 	// id; the rows are the same, so fetch them here once.
-	q := c.DB.From("submissions").Select(submissionColumns).
+	q := c.DB.From("submissions").Select(submissionSelect(includeFiles)).
 		Eq("profile_id", privateID).
 		Eq("assignment_id", aid).
 		Eq("class_id", cid).
@@ -391,40 +386,19 @@ func getSubmissionsForStudent(ctx context.Context, c *Call) (any, error) {
 }
 
 // studentSubmissions runs q, a query of one student's submission rows
-// (submissionColumns, every row's profile_id privateID), and builds each
-// row's submission S in the query's order.
+// (submissionSelect, every row's profile_id privateID), with the embeds'
+// filters, orders and limits added, and builds each row's submission S in
+// the query's order.
 func (c *Call) studentSubmissions(ctx context.Context, q *postgrest.Query, cid, privateID string, includeFiles bool) []any {
 	empty := []any{}
-	raw, err := q.Rows(ctx)
+	raw, err := withSubmissionEmbeds(q, "", cid).Rows(ctx)
 	rows, ok := c.pgRows(ctx, raw, err)
 	if !ok || len(rows) == 0 {
 		return empty
 	}
-
-	// Every row has profile_id = privateID, so one translation serves all
-	// of them (the original translated it once per submission, from its
-	// cache). It runs alongside the per-submission fetches, which run
-	// concurrently but are assembled in the query's order (newest first).
-	parts := make([]submissionParts, len(rows))
-	var profiles map[string]publicProfile
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(studentSubmissionConcurrency + 1)
-	g.Go(func() error {
-		profiles = c.publicProfiles(gctx, cid, []string{privateID})
-		return nil
-	})
-	for i, row := range rows {
-		sid := jsString(row.Value("id"), true)
-		g.Go(func() error {
-			parts[i] = c.fetchSubmissionParts(gctx, sid, cid, true, includeFiles)
-			return nil
-		})
-	}
-	_ = g.Wait()
-
 	out := make([]any, 0, len(rows))
-	for i, row := range rows {
-		out = append(out, assembleSubmission(row, parts[i], profiles, includeFiles))
+	for _, row := range rows {
+		out = append(out, c.buildSubmission(row, cid, true, includeFiles))
 	}
 	return out
 }

@@ -181,9 +181,9 @@ func TestGetSubmissionsForStudent(t *testing.T) {
 	})
 }
 
-// TestSubmissionsForStudentConcurrency checks that the per-submission
-// fetches run concurrently yet come back newest first, and counts the
-// round trips: the original needed 2 + 5N requests in a chain of 2 + 3N.
+// TestSubmissionsForStudentConcurrency checks that the submissions come
+// back newest first, and counts the round trips: the original needed
+// 2 + 5N requests in a chain of 2 + 3N.
 func TestSubmissionsForStudentConcurrency(t *testing.T) {
 	db, cnt := clientFor(t, userAlice)
 	reg := New(Options{})
@@ -205,12 +205,12 @@ func TestSubmissionsForStudentConcurrency(t *testing.T) {
 		t.Errorf("submission order (-want +got):\n%s", diff)
 	}
 	// user_roles (public→private, which also caches private→public, so the
-	// shared translation costs nothing), submissions, then 3 ×
-	// (grader_results ‖ submission_files) concurrently: 2 + 2N requests.
-	if got, want := cnt.Count(), 8; got != want {
+	// shared translation costs nothing), then the submissions with their
+	// grader results and files embedded: 2 requests whatever N.
+	if got, want := cnt.Count(), 2; got != want {
 		t.Errorf("requests = %d, want %d: %v", got, want, cnt.Tables())
 	}
-	if got, want := cnt.Depth(), 3; got != want {
+	if got, want := cnt.Depth(), 2; got != want {
 		t.Errorf("chain of dependent requests = %d, want %d", got, want)
 	}
 }
@@ -222,11 +222,13 @@ func TestRequestCounts(t *testing.T) {
 		tool, args   string
 		count, depth int
 	}{
-		// submissions, then user_roles ‖ grader_results(+tests, output) ‖ submission_files.
-		{"get_submission", `{"submission_id":3,"class_id":1}`, 4, 2},
-		{"get_submission", `{"submission_id":3,"class_id":1,"include_test_output":true,"include_files":true}`, 4, 2},
+		// submissions with the student's user_roles row, the latest
+		// grader result (with its tests and build output) and the files
+		// embedded (the original: 5 requests, 3 deep).
+		{"get_submission", `{"submission_id":3,"class_id":1}`, 1, 1},
+		{"get_submission", `{"submission_id":3,"class_id":1,"include_test_output":true,"include_files":true}`, 1, 1},
 		// A group submission has no profile to translate.
-		{"get_submission", `{"submission_id":9,"class_id":1}`, 3, 2},
+		{"get_submission", `{"submission_id":9,"class_id":1}`, 1, 1},
 		{"get_submission", `{"submission_id":999,"class_id":1}`, 1, 1},
 		{"list_submission_files", `{"submission_id":3,"class_id":1}`, 1, 1},
 		{"get_submission_files", `{"submission_id":3,"class_id":1,"glob_pattern":"*.md"}`, 1, 1},
@@ -268,28 +270,34 @@ func TestSubmissionFilesBadGlob(t *testing.T) {
 	}
 }
 
-// TestGraderResultQueryShape checks that G's single query keeps the
-// original's test order and row cap on the embedded tests and asks for one
-// build output row in the documented order.
+// TestGraderResultQueryShape checks that S's single query keeps the
+// original's filters, orders and row caps on the embedded grader result
+// (the latest of the class, its tests in id order, one build output row
+// in the documented order), files and student profile.
 func TestGraderResultQueryShape(t *testing.T) {
 	db, cnt := clientFor(t, userAlice)
 	callTool(t, db, "get_submission", `{"submission_id":3,"class_id":1}`)
 	var q string
 	for _, r := range cnt.Requests() {
-		if r.Table == "grader_results" {
+		if r.Table == "submissions" {
 			q = r.Query
 		}
 	}
 	for _, want := range []string{
-		"grader_result_tests.order=id.asc",
-		"grader_result_tests.limit=1000",
-		"grader_result_output.order=visibility.asc%2Cid.asc",
-		"grader_result_output.limit=1",
-		"order=created_at.desc",
-		"limit=1",
+		"grader_results.class_id=eq.1",
+		"grader_results.order=created_at.desc",
+		"grader_results.limit=1",
+		"grader_results.grader_result_tests.order=id.asc",
+		"grader_results.grader_result_tests.limit=1000",
+		"grader_results.grader_result_output.order=visibility.asc%2Cid.asc",
+		"grader_results.grader_result_output.limit=1",
+		"submission_files.class_id=eq.1",
+		"submission_files.order=name.asc",
+		"submission_files.limit=1000",
+		"user_roles.class_id=eq.1",
 	} {
 		if !strings.Contains(q, want) && !strings.Contains(q, strings.ReplaceAll(want, "%2C", ",")) {
-			t.Errorf("grader_results query %q lacks %q", q, want)
+			t.Errorf("submissions query %q lacks %q", q, want)
 		}
 	}
 }

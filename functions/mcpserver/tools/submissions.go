@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 )
@@ -23,10 +21,13 @@ const maxRows = 1000
 const submissionColumns = "id,assignment_id,created_at,sha,repository,ordinal,is_active,profile_id"
 
 // graderResultSelect is G's grader_results row with its tests and one build
-// output row embedded, so G costs one round trip instead of the original's
-// two dependent ones (result, then tests and output). Embeds are read under
-// the same user's RLS as separate queries would be.
-const graderResultSelect = "id,score,max_score,lint_passed,lint_output,lint_output_format,errors,execution_time,ret_code," +
+// output row embedded, itself embedded in the submission row
+// (submissionSelect). Embeds are read under the same user's RLS as
+// separate queries would be. errors is a json column: PostgREST builds an
+// embed as jsonb, which would reorder its keys and drop duplicates, so it
+// is read as its text and decoded here (errorsValue), giving what the
+// original's top-level read of the column gave.
+const graderResultSelect = "id,score,max_score,lint_passed,lint_output,lint_output_format,errors::text,execution_time,ret_code," +
 	testsEmbed + "(id,name,part,score,max_score,output,output_format,is_released)," +
 	outputEmbed + "(output,format)"
 
@@ -135,14 +136,10 @@ func buildOutputOf(rows []*jsjson.Object) any {
 		Set("output_format", r.Value("format"))
 }
 
-// graderResult is G (§1.6): the latest grader result of a submission with
-// its tests and build output, or nil when there is none (or the query
-// fails).
-func (c *Call) graderResult(ctx context.Context, submissionID, classID string, includeTestOutput bool) any {
-	row, ok := c.latestGraderResult(ctx, submissionID, classID, graderResultSelect, func(q *postgrest.Query) *postgrest.Query {
-		return orderedBuildOutput(q.OrderIn("grader_result_tests", "id", true).LimitIn("grader_result_tests", maxRows))
-	})
-	if !ok {
+// graderOf is G (§1.6) from the latest grader result row (with its tests
+// and build output embedded), or nil when there is none.
+func graderOf(row *jsjson.Object, includeTestOutput bool) any {
+	if row == nil {
 		return nil
 	}
 	allTests := embedRows(row, "grader_result_tests")
@@ -179,7 +176,7 @@ func (c *Call) graderResult(ctx context.Context, submissionID, classID string, i
 		Set("lint_passed", row.Value("lint_passed")).
 		Set("lint_output", row.Value("lint_output")).
 		Set("lint_output_format", row.Value("lint_output_format")).
-		Set("errors", row.Value("errors")).
+		Set("errors", errorsValue(row.Value("errors"))).
 		Set("execution_time", row.Value("execution_time")).
 		Set("ret_code", row.Value("ret_code")).
 		Set("tests", tests).
@@ -193,6 +190,21 @@ func (c *Call) graderResult(ctx context.Context, submissionID, classID string, i
 	return g
 }
 
+// errorsValue is the value of a json column read as its text: the text
+// decoded as the original's client decoded the column, or the value itself
+// when it is not text (null).
+func errorsValue(v any) any {
+	text, ok := v.(string)
+	if !ok {
+		return v
+	}
+	decoded, err := jsjson.Decode([]byte(text))
+	if err != nil {
+		return v // cannot happen: PostgreSQL keeps only valid json
+	}
+	return decoded
+}
+
 // fileQuery is the shared submission_files query of §1.8.
 func (c *Call) fileQuery(ctx context.Context, submissionID, classID, columns string) ([]*jsjson.Object, bool) {
 	raw, err := c.DB.From("submission_files").Select(columns).
@@ -204,24 +216,15 @@ func (c *Call) fileQuery(ctx context.Context, submissionID, classID, columns str
 	return c.pgRows(ctx, raw, err)
 }
 
-// submissionFileRows is §1.8 "full rows": id, name and contents in name
-// order, or an empty list when the query fails.
-func (c *Call) submissionFileRows(ctx context.Context, submissionID, classID string) []any {
-	rows, ok := c.fileQuery(ctx, submissionID, classID, "id,name,contents")
-	out := make([]any, 0, len(rows))
-	if !ok {
-		return out
-	}
-	for _, r := range rows {
-		out = append(out, r)
-	}
-	return out
-}
-
 // submissionFileList is §1.8 "list": {files: [{name, size}], total_count}
 // where size is the UTF-8 byte length of the contents.
 func (c *Call) submissionFileList(ctx context.Context, submissionID, classID string) *jsjson.Object {
 	rows, _ := c.fileQuery(ctx, submissionID, classID, "name,contents")
+	return fileListOf(rows)
+}
+
+// fileListOf is §1.8 "list" from file rows with name and contents.
+func fileListOf(rows []*jsjson.Object) *jsjson.Object {
 	files := make([]any, 0, len(rows))
 	for _, r := range rows {
 		size := 0
@@ -234,93 +237,127 @@ func (c *Call) submissionFileList(ctx context.Context, submissionID, classID str
 	return jsjson.NewObject(2).Set("files", files).Set("total_count", float64(len(files)))
 }
 
+// fileRowsOf is §1.8 "full rows": id, name and contents in name order, laid
+// out in that key order whatever order the embed gave them.
+func fileRowsOf(rows []*jsjson.Object) []any {
+	out := make([]any, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, jsjson.NewObject(3).
+			Set("id", r.Value("id")).
+			Set("name", r.Value("name")).
+			Set("contents", r.Value("contents")))
+	}
+	return out
+}
+
+// Embedded relations of the submission row behind S, named with their
+// foreign keys; the JSON keys (and the paths of their filters, orders and
+// limits) are the table names.
+const (
+	graderEmbed = "grader_results!grader_results_submission_id_fkey"
+	filesEmbed  = "submission_files!submission_files_submissions_id_fkey"
+	// studentEmbed is §1.2's user_roles row of the submission's private
+	// profile (private_profile_id is unique, so it is a to-one embed),
+	// with the public profile's name.
+	studentEmbed = "user_roles!submissions_profile_id_fkey(" + profileLookupColumns + ")"
+)
+
+// submissionSelect is the submission row behind S with what the original
+// read by four more queries embedded: the student's profile, the latest
+// grader result (G, with its tests and build output) and the files (full
+// rows, or names and contents for the list). Embeds are read under the same user's RLS as
+// those queries, with their filters, orders and limits (withSubmissionEmbeds),
+// so S costs one round trip where the original's chain was three deep.
+func submissionSelect(includeFiles bool) string {
+	files := "name,contents"
+	if includeFiles {
+		files = "id,name,contents"
+	}
+	return submissionColumns + "," + studentEmbed + "," + graderEmbed + "(" + graderResultSelect + ")," + filesEmbed + "(" + files + ")"
+}
+
+// withSubmissionEmbeds adds the original's filters, orders and limits of
+// the profile (fetchPublicProfiles), grader result (latestGraderResult)
+// and file (fileQuery) queries to the embeds of submissionSelect. prefix is where the
+// submission row is: "" at the top, or the path of the embed holding it
+// followed by a dot.
+func withSubmissionEmbeds(q *postgrest.Query, prefix, classID string) *postgrest.Query {
+	g := prefix + "grader_results"
+	q = q.Eq(prefix+"user_roles.class_id", classID).
+		Eq(g+".class_id", classID).
+		OrderIn(g, "created_at", false).
+		LimitIn(g, 1).
+		OrderIn(g+".grader_result_tests", "id", true).
+		LimitIn(g+".grader_result_tests", maxRows).
+		OrderIn(g+".grader_result_output", "visibility", true).
+		OrderIn(g+".grader_result_output", "id", true).
+		LimitIn(g+".grader_result_output", 1)
+	f := prefix + "submission_files"
+	return q.Eq(f+".class_id", classID).
+		OrderIn(f, "name", true).
+		LimitIn(f, maxRows)
+}
+
 // submissionContext is S (§1.7) for one submission, or nil when the
 // submission is not visible in the class.
 func (c *Call) submissionContext(ctx context.Context, submissionID, classID string, includeTestOutput, includeFiles bool) any {
-	raw, err := c.DB.From("submissions").Select(submissionColumns).
+	q := c.DB.From("submissions").Select(submissionSelect(includeFiles)).
 		Eq("id", submissionID).
-		Eq("class_id", classID).
-		Single(ctx)
+		Eq("class_id", classID)
+	raw, err := withSubmissionEmbeds(q, "", classID).Single(ctx)
 	row := c.pgObject(ctx, raw, err)
 	if row == nil {
 		return nil
 	}
-	return c.buildSubmission(ctx, row, submissionID, classID, includeTestOutput, includeFiles)
+	return c.buildSubmission(row, classID, includeTestOutput, includeFiles)
 }
 
 // latestSubmissionForStudent is §1.12: S of the student's newest submission
 // for the assignment (with full tests), or nil. It reads the submission row
-// in the same request that finds it, where the original fetched the id and
-// then the row.
+// and its embeds in the same request that finds it, where the original
+// fetched the id, then the row, then its grader result and files.
 func (c *Call) latestSubmissionForStudent(ctx context.Context, privateProfileID, assignmentID, classID string, includeFiles bool) any {
-	raw, err := c.DB.From("submissions").Select(submissionColumns).
+	q := c.DB.From("submissions").Select(submissionSelect(includeFiles)).
 		Eq("profile_id", privateProfileID).
 		Eq("assignment_id", assignmentID).
 		Eq("class_id", classID).
 		Order("created_at", false).
-		Limit(1).
-		MaybeSingle(ctx)
+		Limit(1)
+	raw, err := withSubmissionEmbeds(q, "", classID).MaybeSingle(ctx)
 	row := c.pgObject(ctx, raw, err)
 	if row == nil {
 		return nil
 	}
-	return c.buildSubmission(ctx, row, jsString(row.Value("id"), true), classID, true, includeFiles)
+	return c.buildSubmission(row, classID, true, includeFiles)
 }
 
-// submissionParts are the pieces of S that depend only on the submission
-// id: G and either the file rows or the file list.
+// submissionParts are the pieces of S read from the submission row's
+// embeds: G and either the file rows or the file list.
 type submissionParts struct {
 	grader   any
 	files    []any
 	fileList *jsjson.Object
 }
 
-// fetchSubmissionParts fetches G and the files concurrently (the original
-// ran these two in parallel as well).
-func (c *Call) fetchSubmissionParts(ctx context.Context, submissionID, classID string, includeTestOutput, includeFiles bool) submissionParts {
+// partsOf reads G and the files from a row of submissionSelect.
+func partsOf(row *jsjson.Object, includeTestOutput, includeFiles bool) submissionParts {
 	var p submissionParts
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(2)
-	g.Go(func() error {
-		p.grader = c.graderResult(gctx, submissionID, classID, includeTestOutput)
-		return nil
-	})
-	g.Go(func() error {
-		if includeFiles {
-			p.files = c.submissionFileRows(gctx, submissionID, classID)
-		} else {
-			p.fileList = c.submissionFileList(gctx, submissionID, classID)
-		}
-		return nil
-	})
-	_ = g.Wait() // the goroutines never fail: a failed query reads as "no rows"
+	if results := embedRows(row, "grader_results"); len(results) > 0 {
+		p.grader = graderOf(results[0], includeTestOutput)
+	}
+	files := embedRows(row, "submission_files")
+	if includeFiles {
+		p.files = fileRowsOf(files)
+	} else {
+		p.fileList = fileListOf(files)
+	}
 	return p
 }
 
-// buildSubmission assembles S from a submission row. The profile
-// translation does not depend on G or the files, so it runs alongside them
-// (the original translated the profile first, one more round trip in the
-// chain).
-func (c *Call) buildSubmission(ctx context.Context, row *jsjson.Object, submissionID, classID string, includeTestOutput, includeFiles bool) *jsjson.Object {
-	profileID, _ := row.String("profile_id")
-	var (
-		profiles map[string]publicProfile
-		parts    submissionParts
-	)
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(2)
-	if profileID != "" {
-		g.Go(func() error {
-			profiles = c.publicProfiles(gctx, classID, []string{profileID})
-			return nil
-		})
-	}
-	g.Go(func() error {
-		parts = c.fetchSubmissionParts(gctx, submissionID, classID, includeTestOutput, includeFiles)
-		return nil
-	})
-	_ = g.Wait()
-	return assembleSubmission(row, parts, profiles, includeFiles)
+// buildSubmission assembles S from a row of submissionSelect, which holds
+// every part of it.
+func (c *Call) buildSubmission(row *jsjson.Object, classID string, includeTestOutput, includeFiles bool) *jsjson.Object {
+	return assembleSubmission(row, partsOf(row, includeTestOutput, includeFiles), c.embeddedProfiles(classID, row), includeFiles)
 }
 
 // assembleSubmission lays S out in the original's key order. profiles maps
