@@ -417,9 +417,9 @@ func TestToolsListWithUIMeta(t *testing.T) {
 
 // FuzzAppsRequest feeds arbitrary params to the method table at every
 // revision (at 2026-07-28 with the capabilities they declare, as
-// serveModern passes them): it must never panic, never offer the views on
-// the drop-in path, and always answer resources/read from 2025-06-18 to
-// 2025-11-25.
+// serveStateless passes them): it must never panic, never offer the views
+// on the drop-in path, and always answer the resource methods from
+// 2025-06-18.
 func FuzzAppsRequest(f *testing.F) {
 	for _, seed := range []string{
 		`{}`, `null`, `5`, `[]`, `{"uri":"ui://pawtograder/assignment"}`, `{"uri":5}`,

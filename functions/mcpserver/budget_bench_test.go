@@ -27,32 +27,43 @@ func budgetCases() []budgetCase {
 	}
 }
 
+// benchPOST sends body to h as an authenticated POST with the headers h
+// gives, once per iteration, and fails on any answer but 200 with a result.
+func benchPOST(b *testing.B, handler http.Handler, body string, h map[string]string) {
+	raw := []byte(body)
+	b.ReportAllocs()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodPost, "/functions/v1/mcp-server", bytes.NewReader(raw))
+		req.Header.Set("Authorization", authGood)
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		rec := httptest.NewRecorder()
+		handler.ServeHTTP(rec, req)
+		if rec.Code != 200 || !bytes.Contains(rec.Body.Bytes(), []byte(`"result"`)) {
+			b.Fatal(rec.Code, rec.Body.String())
+		}
+	}
+}
+
 // BenchmarkBudget runs each budget request through the router.
 func BenchmarkBudget(b *testing.B) {
 	env := newTestEnv(b, nil)
 	for _, c := range budgetCases() {
 		b.Run(c.name, func(b *testing.B) {
-			body := []byte(c.body)
-			b.ReportAllocs()
-			for b.Loop() {
-				req := httptest.NewRequest(http.MethodPost, "/functions/v1/mcp-server", bytes.NewReader(body))
-				req.Header.Set("Authorization", authGood)
-				req.Header.Set("Accept", "application/json, text/event-stream")
-				if c.version != "" {
-					req.Header.Set("MCP-Protocol-Version", c.version)
-				}
-				if c.version == "2026-07-28" {
-					req.Header.Set("Mcp-Method", c.method)
-					if c.tool != "" {
-						req.Header.Set("Mcp-Name", c.tool)
-					}
-				}
-				rec := httptest.NewRecorder()
-				env.e.ServeHTTP(rec, req)
-				if rec.Code != 200 {
-					b.Fatal(rec.Code, rec.Body.String())
+			h := map[string]string{}
+			if c.version != "" {
+				h["MCP-Protocol-Version"] = c.version
+			}
+			if c.version == "2026-07-28" {
+				h["Mcp-Method"] = c.method
+				if c.tool != "" {
+					h["Mcp-Name"] = c.tool
 				}
 			}
+			benchPOST(b, env.e, c.body, h)
 		})
 	}
 }

@@ -112,14 +112,16 @@
 // From 2025-06-18 the server also offers the views of package views (the
 // io.modelcontextprotocol/ui extension): _meta.ui.resourceUri on the view
 // tools in tools/list, and resources/list and resources/read for the ui://
-// documents; initialize declares the resources capability and the extension
-// only to a client that declares the extension. The drop-in path (no
-// header, 2024-11-05, 2025-03-26, PinProtocol2024) is unchanged, and at
-// 2026-07-28 the views go only to requests whose capabilities declare the
-// extension (caller.clientCapabilities), where server/discover then also
-// declares resources and the extension and the resources results carry
-// resultType and public caching hints. Package appsext holds the rule and
-// the entries, package answers the answers (docs/views.md).
+// documents, with the skills after them; initialize and server/discover
+// declare resources and the extension to every client (capabilities
+// describe the server), and at 2026-07-28 server/discover also declares
+// the Skills extension, whose skills/list and skills/get answer every
+// request. The drop-in path (no header, 2024-11-05, 2025-03-26,
+// PinProtocol2024) is unchanged, and at 2026-07-28 only tools/list's
+// _meta.ui follows the request's declaration
+// (caller.clientCapabilities). Packages appsext and skillsext hold the
+// rules and the entries, package answers the answers (docs/views.md,
+// docs/skills.md).
 //
 // # Origins, metrics, audit and redaction
 //

@@ -1,11 +1,9 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -120,22 +118,11 @@ func BenchmarkProtocolPaths(b *testing.B) {
 		{"get_assignment/gosdk", "2025-11-25", call, sdk},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			body := []byte(c.body)
-			b.ReportAllocs()
-			for b.Loop() {
-				req := httptest.NewRequest(http.MethodPost, "/functions/v1/mcp-server", bytes.NewReader(body))
-				req.Header.Set("Authorization", authGood)
-				req.Header.Set("Accept", "application/json, text/event-stream")
-				req.Header.Set("Content-Type", "application/json")
-				if c.version != "" {
-					req.Header.Set("MCP-Protocol-Version", c.version)
-				}
-				rec := httptest.NewRecorder()
-				c.h.ServeHTTP(rec, req)
-				if rec.Code != 200 || !bytes.Contains(rec.Body.Bytes(), []byte(`"result"`)) {
-					b.Fatal(rec.Code, rec.Body.String())
-				}
+			h := map[string]string{}
+			if c.version != "" {
+				h["MCP-Protocol-Version"] = c.version
 			}
+			benchPOST(b, c.h, c.body, h)
 		})
 	}
 }

@@ -156,45 +156,44 @@ func uriParam(msg *jsjson.Object) (string, *jsonrpc.Response) {
 // for any other URI -32002 (handshake revisions) or -32602 with the URI in
 // data (stateless).
 func (s *Server) resourcesRead(_ context.Context, cl *caller, msg *jsjson.Object, log *slog.Logger) *jsonrpc.Response {
-	row, resp := s.row(cl, cl.clientCapabilities, msg, log)
-	if resp != nil {
-		return resp
-	}
-	if row.ResourcesList == nil {
-		return jsonrpc.MethodNotFound(msg)
-	}
-	uri, resp := uriParam(msg)
-	if resp != nil {
-		return resp
-	}
-	if body, ok := row.Read[uri]; ok {
-		return jsonrpc.Result(jsonrpc.MessageID(msg), body)
-	}
-	if !revision.Stateless(cl.version) {
-		return jsonrpc.Fail(jsonrpc.MessageID(msg), codeResourceNotFound, "Resource not found")
-	}
-	return notFoundWithURI(msg, "Resource not found", uri)
+	return s.byURI(cl, msg, log, func(r *answers.Row) (bool, map[string][]byte) { return r.ResourcesList != nil, r.Read },
+		func(uri string) *jsonrpc.Response {
+			if !revision.Stateless(cl.version) {
+				return jsonrpc.Fail(jsonrpc.MessageID(msg), codeResourceNotFound, "Resource not found")
+			}
+			return notFoundWithURI(msg, "Resource not found", uri)
+		})
 }
 
-// skillsGet answers skills/get for a client that declares the extension:
-// the entry of the skill whose SKILL.md is params.uri, and -32602 (with
-// the URI in data) for a URI that names no skill the caller is served.
+// skillsGet answers skills/get: the entry of the skill whose SKILL.md is
+// params.uri, and -32602 (with the URI in data) for a URI that names no
+// skill the caller is served.
 func (s *Server) skillsGet(_ context.Context, cl *caller, msg *jsjson.Object, log *slog.Logger) *jsonrpc.Response {
+	return s.byURI(cl, msg, log, func(r *answers.Row) (bool, map[string][]byte) { return r.SkillsList != nil, r.SkillsGet },
+		func(uri string) *jsonrpc.Response { return notFoundWithURI(msg, "Skill not found", uri) })
+}
+
+// byURI answers a method that reads one answer by params.uri from the
+// row: -32601 where the row does not serve the method (pick's bool), the
+// answer at the URI, or notFound's.
+func (s *Server) byURI(cl *caller, msg *jsjson.Object, log *slog.Logger,
+	pick func(*answers.Row) (bool, map[string][]byte), notFound func(uri string) *jsonrpc.Response) *jsonrpc.Response {
 	row, resp := s.row(cl, cl.clientCapabilities, msg, log)
 	if resp != nil {
 		return resp
 	}
-	if row.SkillsList == nil {
+	served, byURI := pick(row)
+	if !served {
 		return jsonrpc.MethodNotFound(msg)
 	}
 	uri, resp := uriParam(msg)
 	if resp != nil {
 		return resp
 	}
-	if body, ok := row.SkillsGet[uri]; ok {
+	if body, ok := byURI[uri]; ok {
 		return jsonrpc.Result(jsonrpc.MessageID(msg), body)
 	}
-	return notFoundWithURI(msg, "Skill not found", uri)
+	return notFound(uri)
 }
 
 // notFoundWithURI is -32602 with message and {"uri": uri} in data, the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/answers"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/jsonrpc"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/revision"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
@@ -357,7 +358,7 @@ func (s *Server) serveListen(c echo.Context, id any, msg *jsjson.Object, log *sl
 	if err != nil {
 		return s.internalError(c, log, err)
 	}
-	meta := subID().Set(revision.MetaServerInfo, jsjson.NewObject(2).Set("name", "pawtograder").Set("version", "0.1.0"))
+	meta := subID().Set(revision.MetaServerInfo, answers.ServerInfoMeta().Value(revision.MetaServerInfo))
 	result, err := jsjson.Marshal(jsjson.NewObject(2).Set("resultType", "complete").Set("_meta", meta))
 	if err != nil {
 		return s.internalError(c, log, err)

@@ -182,11 +182,3 @@ func (r ToolCall) Members(o *jsjson.Object) {
 		o.Set("isError", true)
 	}
 }
-
-// Empty is the empty result, {} (ping).
-type Empty struct{}
-
-func (r Empty) MarshalJSON() ([]byte, error) { return marshal(r) }
-
-// Members are none.
-func (Empty) Members(*jsjson.Object) {}

@@ -43,15 +43,8 @@ func ToolMetaOffered(version string, declared bool) bool {
 // the view MIME type: extensions["io.modelcontextprotocol/ui"].mimeTypes
 // (required by the extension) contains "text/html;profile=mcp-app".
 func Declared(caps *jsjson.Object) bool {
-	if caps == nil {
-		return false
-	}
-	ext, ok := caps.Object("extensions")
-	if !ok || ext == nil {
-		return false
-	}
-	ui, ok := ext.Object(Extension)
-	if !ok || ui == nil {
+	ui := revision.DeclaredExtension(caps, Extension)
+	if ui == nil {
 		return false
 	}
 	types, _ := ui.Array("mimeTypes")

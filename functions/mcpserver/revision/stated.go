@@ -76,6 +76,21 @@ func Capabilities(params any) *jsjson.Object {
 	return caps
 }
 
+// DeclaredExtension returns the settings a client declares for the
+// extension id (capabilities.extensions[id]) when they are an object, else
+// nil.
+func DeclaredExtension(caps *jsjson.Object, id string) *jsjson.Object {
+	if caps == nil {
+		return nil
+	}
+	ext, ok := caps.Object("extensions")
+	if !ok || ext == nil {
+		return nil
+	}
+	settings, _ := ext.Object(id)
+	return settings
+}
+
 // Unsupported is the UnsupportedProtocolVersionError for requested:
 // -32022 with the revisions served, so a client can retry with one of
 // them. The message also names them, for clients that only show the text.

@@ -44,17 +44,7 @@ func Methods(version string) bool { return revision.RequestCapabilities(version)
 
 // Declared reports whether client capabilities declare the extension:
 // extensions["io.modelcontextprotocol/skills"] is an object.
-func Declared(caps *jsjson.Object) bool {
-	if caps == nil {
-		return false
-	}
-	ext, ok := caps.Object("extensions")
-	if !ok || ext == nil {
-		return false
-	}
-	sk, ok := ext.Object(Extension)
-	return ok && sk != nil
-}
+func Declared(caps *jsjson.Object) bool { return revision.DeclaredExtension(caps, Extension) != nil }
 
 // Served returns the skill at uri when a caller (a writer or not) is
 // served it.

@@ -47,6 +47,13 @@ func DeclaresURLElicitation(version string, caps *jsjson.Object) bool {
 // one call's interim answer.
 type InputRequired struct{ Proposal *tools.Proposed }
 
+// MarshalJSON is the result's handshake form (its members alone).
+func (r InputRequired) MarshalJSON() ([]byte, error) {
+	o := jsjson.NewObject(2)
+	r.Members(o)
+	return jsjson.Marshal(o)
+}
+
 // ResultType is "input_required".
 func (InputRequired) ResultType() string { return "input_required" }
 
