@@ -5,11 +5,11 @@ import (
 
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/answers"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/appsext"
-	"github.com/pawtograder/mcp-gateway/functions/mcpserver/hiddentext"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/jsonrpc"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/revision"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/skillsext"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/writesext"
+	"github.com/pawtograder/mcp-gateway/gateway/hiddentext"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 )
 

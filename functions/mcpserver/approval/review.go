@@ -3,7 +3,7 @@ package approval
 import (
 	"time"
 
-	"github.com/pawtograder/mcp-gateway/functions/mcpserver/hiddentext"
+	"github.com/pawtograder/mcp-gateway/gateway/hiddentext"
 )
 
 // marked is a text of the page as hiddentext.Segments splits it: runs of

@@ -15,7 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/approval"
-	"github.com/pawtograder/mcp-gateway/functions/mcpserver/hiddentext"
+	"github.com/pawtograder/mcp-gateway/gateway/hiddentext"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )

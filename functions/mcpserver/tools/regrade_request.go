@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/pawtograder/mcp-gateway/functions/mcpserver/hiddentext"
+	"github.com/pawtograder/mcp-gateway/gateway/hiddentext"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 )
 

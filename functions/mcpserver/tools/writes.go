@@ -31,7 +31,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/pawtograder/mcp-gateway/functions/mcpserver/hiddentext"
+	"github.com/pawtograder/mcp-gateway/gateway/hiddentext"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 )

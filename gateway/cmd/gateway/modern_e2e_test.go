@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/pawtograder/mcp-gateway/functions/mcpserver/hiddentext"
+	"github.com/pawtograder/mcp-gateway/gateway/hiddentext"
 	"io"
 	"net/http"
 	"net/http/httptest"

@@ -7,7 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/pawtograder/mcp-gateway/functions/mcpserver/hiddentext"
+	"github.com/pawtograder/mcp-gateway/gateway/hiddentext"
 	"net/http"
 	"os"
 	"os/exec"
