@@ -8,7 +8,11 @@
 // person ("ignore the rubric…" in tag characters) or make the person read
 // something other than what the model reads. Marking such code points,
 // rather than stripping them, keeps the text whole and shows both readers
-// that something is there.
+// that something is there. The same holds for any text a person reads
+// that someone else set: the OAuth consent pages mark the name a client
+// registered ("Claude" followed by U+202E can make the rest read
+// backwards), and ForPage gives a page the segments and the count for its
+// warning.
 //
 // The rule comes from the Unicode tables in Go's unicode package (see
 // IsHidden), not from a hand list, so it follows the Unicode version Go

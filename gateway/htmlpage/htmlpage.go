@@ -2,7 +2,9 @@
 // OAuth server's sign-in and consent, the write tools' approval) share:
 // one layout (layout.html: the "head" and "foot" templates, with the one
 // inline stylesheet, light and dark, that the pages' Content Security
-// Policy allows by its hash), and the headers every page is served with.
+// Policy allows by its hash, and the "marked" template, which draws a
+// hiddentext.Marked with a red marker for each hidden character), and the
+// headers every page is served with.
 // The pages load nothing from elsewhere and run no script.
 package htmlpage
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/pawtograder/mcp-gateway/gateway/hiddentext"
 	"github.com/pawtograder/mcp-gateway/gateway/sealing"
 )
 
@@ -96,9 +97,10 @@ func (s *Server) authorize(c echo.Context) error {
 	}
 	type link struct{ Name, URL string }
 	data := struct {
-		Title, ClientName string
-		Providers         []link
-	}{Title: "Sign in", ClientName: p.ClientName}
+		Title      string
+		ClientName hiddentext.Marked
+		Providers  []link
+	}{Title: "Sign in", ClientName: hiddentext.ForPage(p.ClientName)}
 	for _, id := range s.opts.Providers {
 		data.Providers = append(data.Providers, link{supabasesignin.ProviderName(id), s.endpoint("/signin?provider=" + url.QueryEscape(id))})
 	}

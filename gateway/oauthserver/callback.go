@@ -14,6 +14,8 @@ import (
 	"golang.org/x/net/publicsuffix"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/pawtograder/mcp-gateway/gateway/hiddentext"
 )
 
 // callback is where Supabase Auth returns the browser after sign-in, with
@@ -60,7 +62,7 @@ func (s *Server) callback(c echo.Context) error {
 			Title:      "Only instructors and graders can connect assistants",
 			Text:       "You are signed in as " + displayAccount(user) + ", which is not an instructor or grader in any Pawtograder class, so no assistant can be connected to this account.",
 			Hint:       "If you should have staff access, ask your course's instructor to add you.",
-			ClientName: p.ClientName,
+			ClientName: hiddentext.ForPage(p.ClientName),
 			ReturnURL:  s.redirectURL(p.RedirectURI, p.State, errorParams(codeAccessDenied, descNotStaff)),
 		}, "")
 	}

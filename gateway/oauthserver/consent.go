@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"github.com/pawtograder/mcp-gateway/gateway/hiddentext"
 	"github.com/pawtograder/mcp-gateway/gateway/sealing"
 )
 
@@ -240,9 +241,12 @@ func (s *Server) showConsent(c echo.Context, p *pending) error {
 		shown = unionScopes(p.Scopes, up.Has)
 	}
 	data := struct {
-		Title, ClientName, Account, Lifetime, GrantName, Action, CSRF string
-		Return                                                        returnAddress
-		Scopes                                                        []scopeLine
+		Title, Account, Lifetime, Action, CSRF string
+		// ClientName and GrantName hold what the client registered, so
+		// their hidden characters are drawn as markers and counted.
+		ClientName, GrantName hiddentext.Marked
+		Return                returnAddress
+		Scopes                []scopeLine
 		// CanWrite offers "Approve read only" when mcp:write is asked for
 		// (a new connection only).
 		CanWrite bool
@@ -251,19 +255,19 @@ func (s *Server) showConsent(c echo.Context, p *pending) error {
 		StepUp                         bool
 		Has, Adds, AddLabel, KeepLabel string
 	}{
-		Title:      "Connect " + p.ClientName,
-		ClientName: p.ClientName,
+		Title:      "Connect " + hiddentext.Mark(p.ClientName),
+		ClientName: hiddentext.ForPage(p.ClientName),
 		Return:     redirectAddress(p.RedirectURI),
 		Account:    p.Email,
 		Lifetime:   humanDuration(s.opts.GrantTTL),
-		GrantName:  GrantName(p.ClientName),
+		GrantName:  hiddentext.ForPage(GrantName(p.ClientName)),
 		Action:     s.endpoint("/consent"),
 		CSRF:       s.csrfToken(p),
 		Scopes:     scopeLines(shown),
 		CanWrite:   slices.Contains(p.Scopes, "mcp:write"),
 	}
 	if up != nil {
-		data.Title = "Add access for " + p.ClientName
+		data.Title = "Add access for " + hiddentext.Mark(p.ClientName)
 		data.StepUp, data.Has, data.Adds = true, accessPhrase(up.Has), accessPhrase(up.Adds)
 		data.AddLabel, data.KeepLabel = stepUpLabels(up)
 	}

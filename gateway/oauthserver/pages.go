@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/pawtograder/mcp-gateway/gateway/hiddentext"
 	"github.com/pawtograder/mcp-gateway/gateway/htmlpage"
 )
 
@@ -38,8 +39,10 @@ func (s *Server) render(c echo.Context, status int, name string, data any, formT
 type messagePage struct {
 	Title, Text, Hint string
 	// ReturnURL, when set, is a way back to the client (an error response
-	// at its verified redirect URI), labelled with ClientName.
-	ReturnURL, ClientName string
+	// at its verified redirect URI), labelled with ClientName, whose
+	// hidden characters are drawn as markers.
+	ReturnURL  string
+	ClientName hiddentext.Marked
 }
 
 // page is a plain HTML page for errors that must not (or cannot) be sent
