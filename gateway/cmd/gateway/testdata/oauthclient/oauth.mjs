@@ -6,11 +6,13 @@
 //   node oauth.mjs sdk <endpoint> <persona-email> <access-ttl-ms>
 //   node oauth.mjs mcp-remote <endpoint> <persona-email> <callback-port>
 //   node oauth.mjs consent <authorization-url> <persona-email> [<screenshot.png>]
+//   node oauth.mjs marks <authorization-url> <persona-email> [<screenshot-dir>]
 //
 // Every result is one JSON line on stdout; diagnostics go to stderr. In
 // sdk mode the script waits, after its "connected" line, for a line
 // "revoked" on stdin and then makes one more tool call.
 import http from 'node:http';
+import path from 'node:path';
 import readline from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -228,5 +230,37 @@ async function consentMode() {
   await browser.close();
 }
 
-const main = { sdk: sdkMode, 'mcp-remote': mcpRemoteMode, consent: consentMode }[mode];
+// marksMode only looks, at 1280 and 375 pixels: the consent page's
+// heading as drawn, the markers in its heading and its application entry
+// (with each marker's drawn size), the warning, whether any hidden
+// character is left in the page's text, and the page's width; with a
+// directory, screenshots consent-marked-<width>.png.
+async function marksMode() {
+  const browser = await launchBrowser({ height: 740 });
+  const { page } = await signIn(browser.ctx, endpoint);
+  const widths = {};
+  for (const width of [1280, 375]) {
+    await page.setViewportSize({ width, height: 900 });
+    widths[width] = await page.evaluate(() => {
+      const marks = (sel) => [...document.querySelectorAll(sel + ' .mark')].map((m) => {
+        const r = m.getBoundingClientRect();
+        return { text: m.textContent, label: m.getAttribute('aria-label'), width: Math.round(r.width), height: Math.round(r.height) };
+      });
+      const text = document.body.innerText;
+      return {
+        heading: document.querySelector('h1').innerText,
+        headingMarks: marks('h1'),
+        applicationMarks: marks('dd:first-of-type'),
+        warning: document.querySelector('.warn')?.innerText ?? '',
+        hiddenLeft: [...text].filter((c) => /[\u202e\u200b\ufffc]/.test(c)).length,
+        scrollWidth: document.documentElement.scrollWidth,
+      };
+    });
+    if (extra) await page.screenshot({ path: path.join(extra, `consent-marked-${width}.png`), fullPage: true });
+  }
+  out({ step: 'marks', widths });
+  await browser.close();
+}
+
+const main = { sdk: sdkMode, 'mcp-remote': mcpRemoteMode, consent: consentMode, marks: marksMode }[mode];
 main().then(() => process.exit(0), (e) => { log(e.stack || String(e)); out({ step: 'failed', error: String(e.message || e) }); process.exit(1); });
