@@ -21,7 +21,10 @@
 //     only instructors and graders continue. The Supabase session is
 //     discarded: the assistant never sees it.
 //  5. Consent (consent.go). A server-rendered page names the client, its
-//     redirect host, the account, the scopes and the lifetime; the form
+//     redirect host, the account, the scopes and the lifetime. The name
+//     is whatever the client registered, so on this page and every other
+//     that shows it its hidden characters are drawn as markers and counted
+//     in a warning (gateway/hiddentext), as on the approval page. The form
 //     carries a CSRF token bound to the pending authorization. The first
 //     decision (approve or deny) is recorded in the store and spends the
 //     pending authorization on every replica. Someone who cannot grant
