@@ -143,3 +143,22 @@ func TestSignInAndRefusalMarkClientName(t *testing.T) {
 		})
 	}
 }
+
+// TestConsentMarksMetadataDocumentName: a Client ID Metadata Document's
+// client_name is as much a stranger's as a registration's, and is marked
+// the same way.
+func TestConsentMarksMetadataDocumentName(t *testing.T) {
+	host := newCIMDHost(t)
+	id := host.url("/client.json")
+	doc, _ := json.Marshal(map[string]any{"client_id": id, "client_name": "Doc\u202e\u200b\ufffcClient",
+		"redirect_uris": []string{testRedirect}, "token_endpoint_auth_method": "none"})
+	host.docs["/client.json"] = string(doc)
+	h := newHarness(t, func(o *Options) { o.AllowPrivateCIMD = true; o.CIMDTLS = host.tls() })
+	r := h.consentPage(h.newBrowser(), h.authorizeParams(id))
+	shown := "Doc" + markHTML("U+202E") + markHTML("U+200B") + markHTML("U+FFFC") + "Client"
+	want := strings.TrimSpace("<h1>Allow " + shown + " to use Pawtograder as you?</h1>\n" + nameWarning(3))
+	if got := consentIntro(t, r.body); got != want {
+		t.Errorf("the page opens\n%s\nwant\n%s", got, want)
+	}
+	wantFragments(t, r.body, 3, "<dd>"+shown+`<br><span class="muted">It will receive access at</span>`)
+}
