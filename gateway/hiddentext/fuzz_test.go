@@ -41,5 +41,8 @@ func FuzzMark(f *testing.F) {
 		if b.String() != got || hidden != Count(s) {
 			t.Fatalf("Segments(%q) gives %q with %d markers; Mark gives %q, Count %d", s, b.String(), hidden, got, Count(s))
 		}
+		if p := ForPage(s); p.Hidden != hidden || len(p.Segments) != len(Segments(s)) {
+			t.Fatalf("ForPage(%q) counts %d in %d segments; Segments gives %d markers in %d", s, p.Hidden, len(p.Segments), hidden, len(Segments(s)))
+		}
 	})
 }

@@ -9,6 +9,8 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pawtograder/mcp-gateway/gateway/hiddentext"
 )
 
 func TestSecure(t *testing.T) {
@@ -51,4 +53,22 @@ func TestMustRefusesAStylesheetOfItsOwn(t *testing.T) {
 		}
 	}()
 	Must(fstest.MapFS{"p.html": {Data: []byte(`<style>p{}</style>`)}}, "p.html")
+}
+
+// TestMarkedTemplate: the layout's "marked" template escapes each run of
+// text and draws each hidden character as a labelled red marker, and
+// draws text without one exactly as {{.}} would.
+func TestMarkedTemplate(t *testing.T) {
+	s := Must(fstest.MapFS{"p.html": {Data: []byte(`{{define "x"}}{{template "marked" .}}{{end}}`)}}, "p.html")
+	for _, tc := range []struct{ in, want string }{
+		{"", ""},
+		{"Claude & <Co>", "Claude &amp; &lt;Co&gt;"},
+		{"a\u202eb", `a<span class="mark" title="invisible or text-direction character" aria-label="invisible character U&#43;202E">U&#43;202E</span>b`},
+		{"\ufffc", `<span class="mark" title="invisible or text-direction character" aria-label="invisible character U&#43;FFFC">U&#43;FFFC</span>`},
+	} {
+		var b strings.Builder
+		if err := s.ExecuteTemplate(&b, "x", hiddentext.ForPage(tc.in)); err != nil || b.String() != tc.want {
+			t.Errorf("marked %q = %q, %v; want %q", tc.in, b.String(), err, tc.want)
+		}
+	}
 }
