@@ -136,7 +136,7 @@ func (h *harness) proposeReply(t *testing.T, marker, tokenID string) *ActionStat
 		Arguments: []byte(`{"class_id":1}`), Digest: digestOf(marker),
 		Preview: Preview{Action: "Post a message", As: "Alice", Where: "Help request #1", Visibility: "class",
 			Fields: []PreviewField{{Label: "The student's request", Text: studentText, StudentAuthored: true}, {Label: "Your message", Text: marker}},
-			Write: WritePlan{Table: "help_request_messages", Op: "insert", Values: map[string]any{
+			Write: WritePlan{Values: map[string]any{
 				"help_request_id": 1, "class_id": 1, "author": "20000001-0000-4000-8000-000000000001",
 				"message": marker, "instructors_only": false, "reply_to_message_id": nil}}},
 	})

@@ -47,7 +47,7 @@ func BenchmarkFaultedApprovals(b *testing.B) {
 		marker := fmt.Sprintf("%s%d", prefix, i)
 		now := time.Now().UTC().Truncate(time.Millisecond)
 		id, err := store.Propose(ctx, &Action{UserID: gatewaytest.Alice, ClassID: 1, Tool: "reply_to_help_request",
-			Arguments: []byte(`{}`), Digest: "soak", Preview: Preview{Action: "soak", Write: WritePlan{Table: "help_request_messages", Op: "insert",
+			Arguments: []byte(`{}`), Digest: "soak", Preview: Preview{Action: "soak", Write: WritePlan{
 				Values: map[string]any{"help_request_id": 1, "class_id": 1, "author": alicePrivate, "message": marker}}}},
 			time.Hour, 1000, now)
 		if err != nil {

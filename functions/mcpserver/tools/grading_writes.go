@@ -80,9 +80,7 @@ func commentOnRegradeRequest(ctx context.Context, c *Call) (any, error) {
 		Visibility: fmt.Sprintf("The students of submission #%s see it at once, in the regrade request, and are notified, as are its assignee and everyone who commented on it; every instructor and grader of %s can read it",
 			submissionID, me.course),
 		Fields: fields,
-		Write: approval.WritePlan{Table: "submission_regrade_request_comments", Op: "insert",
-			Values: map[string]any{"submission_regrade_request_id": requestID, "class_id": classID, "author": me.privateProfileID, "comment": message},
-			Expect: map[string]any{"status": status}},
+		Write:  approval.WritePlan{Values: regradeCommentValues{RequestID: requestID, ClassID: classID, Author: me.privateProfileID, Comment: message}},
 	}
 	args := map[string]any{"class_id": classID, "regrade_request_id": requestID, "message": message}
 	return propose(ctx, c, tool, classID, args, pv)
@@ -215,4 +213,14 @@ func staffProfiles(ctx context.Context, c *Call, classID int64, comments []*jsjs
 		}
 	}
 	return staff, nil
+}
+
+// regradeCommentValues is comment_on_regrade_request's plan, as
+// mcp_write_comment_on_regrade_request reads it (which takes the request's
+// status as it finds it: any but closed or draft takes a comment).
+type regradeCommentValues struct {
+	RequestID int64  `json:"submission_regrade_request_id"`
+	ClassID   int64  `json:"class_id"`
+	Author    string `json:"author"`
+	Comment   string `json:"comment"`
 }

@@ -87,10 +87,10 @@ func TestRubricCommentProposal(t *testing.T) {
 			{Label: "The submission's score", Text: `30 points → 35 points, the total of the review "Grading" (released: the student sees it)`},
 			{Label: "Your comment", Text: "One method does it all."},
 		},
-		Write: approval.WritePlan{Table: "submission_comments", Op: "insert",
-			Values: map[string]any{"class_id": int64(1), "submission_id": int64(3), "rubric_check_id": int64(4), "submission_review_id": float64(7),
-				"author": privID(1, 2), "comment": "One method does it all.", "points": float64(5)},
-			Expect: map[string]any{"released": true}},
+		Write: approval.WritePlan{
+			Values: rubricCommentValues{ClassID: 1, SubmissionID: 3, CheckID: 4, ReviewID: float64(7),
+				Author: privID(1, 2), Comment: "One method does it all.", Points: 5},
+			Expect: rubricCommentExpect{Released: true}},
 	}
 	if len(fa.proposals) != 1 {
 		t.Fatalf("%d proposals", len(fa.proposals))

@@ -508,10 +508,8 @@ func replyToHelpRequest(ctx context.Context, c *Call) (any, error) {
 			{Label: "The student's request", Text: excerpt(request, 500), StudentAuthored: true},
 			{Label: "Your message", Text: message},
 		},
-		Write: approval.WritePlan{Table: "help_request_messages", Op: "insert", Values: map[string]any{
-			"help_request_id": requestID, "class_id": classID, "author": me.privateProfileID,
-			"message": message, "instructors_only": staffOnly, "reply_to_message_id": nil,
-		}},
+		Write: approval.WritePlan{Values: helpReplyValues{HelpRequestID: requestID, ClassID: classID,
+			Author: me.privateProfileID, Message: message, InstructorsOnly: staffOnly}},
 	}
 	args := map[string]any{"class_id": classID, "help_request_id": requestID, "message": message, "staff_only": staffOnly}
 	return propose(ctx, c, tool, classID, args, pv)
@@ -561,19 +559,19 @@ func setHelpRequestStatus(ctx context.Context, c *Call) (any, error) {
 	}
 	assignee := hr.Value("assignee")
 	request, _ := hr.String("request")
-	values := map[string]any{"status": status}
+	values := helpStatusValues{Status: status}
 	var now []string
 	change := fmt.Sprintf("Status %s → %s", current, status)
 	switch status {
 	case "in_progress":
-		values["assignee"] = me.privateProfileID
+		values.Assignee = &me.privateProfileID
 		change += "; assigned to you"
 	default:
-		values["resolved_by"] = me.privateProfileID
+		values.ResolvedBy = &me.privateProfileID
 		now = []string{"resolved_at"}
 		change += "; you are recorded as resolving it, at the time you approve"
 		if hasResolution {
-			values["resolution_status"] = resolution
+			values.ResolutionStatus = &resolution
 			change += "; resolution " + resolution
 		}
 	}
@@ -586,10 +584,8 @@ func setHelpRequestStatus(ctx context.Context, c *Call) (any, error) {
 			{Label: "The student's request", Text: excerpt(request, 500), StudentAuthored: true},
 			{Label: "The change", Text: change},
 		},
-		Write: approval.WritePlan{Table: "help_requests", Op: "update",
-			Match:  map[string]string{"id": writeIDString(requestID), "class_id": writeIDString(classID)},
-			Values: values, Now: now,
-			Expect: map[string]any{"status": current, "assignee": assignee}},
+		Write: approval.WritePlan{Match: helpStatusMatch{ID: writeIDString(requestID), ClassID: writeIDString(classID)},
+			Values: values, Now: now, Expect: helpStatusExpect{Status: current, Assignee: assignee}},
 	}
 	args := map[string]any{"class_id": classID, "help_request_id": requestID, "status": status}
 	if hasResolution {
@@ -650,10 +646,8 @@ func replyToDiscussionThread(ctx context.Context, c *Call) (any, error) {
 			{Label: "The post you reply to", Text: excerpt(threadBody, 500), StudentAuthored: true},
 			{Label: "Your reply", Text: body},
 		},
-		Write: approval.WritePlan{Table: "discussion_threads", Op: "insert", Values: map[string]any{
-			"subject": "Re: " + subject, "parent": threadID, "root": root, "topic_id": topic,
-			"instructors_only": instructorsOnly, "class_id": classID, "author": me.privateProfileID, "body": body,
-		}},
+		Write: approval.WritePlan{Values: threadReplyValues{Subject: "Re: " + subject, Parent: threadID, Root: root, TopicID: topic,
+			InstructorsOnly: instructorsOnly, ClassID: classID, Author: me.privateProfileID, Body: body}},
 	}
 	args := map[string]any{"class_id": classID, "thread_id": threadID, "body": body, "staff_only": staffOnly}
 	return propose(ctx, c, tool, classID, args, pv)
@@ -666,4 +660,48 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// helpReplyValues is reply_to_help_request's plan, as
+// mcp_write_reply_to_help_request reads it.
+type helpReplyValues struct {
+	HelpRequestID    int64  `json:"help_request_id"`
+	ClassID          int64  `json:"class_id"`
+	Author           string `json:"author"`
+	Message          string `json:"message"`
+	InstructorsOnly  bool   `json:"instructors_only"`
+	ReplyToMessageID *int64 `json:"reply_to_message_id"`
+}
+
+// helpStatusValues, helpStatusMatch and helpStatusExpect are
+// set_help_request_status's plan, as mcp_write_set_help_request_status
+// reads it: a column it does not set is absent, not null.
+type helpStatusValues struct {
+	Status           string  `json:"status"`
+	Assignee         *string `json:"assignee,omitempty"`
+	ResolvedBy       *string `json:"resolved_by,omitempty"`
+	ResolutionStatus *string `json:"resolution_status,omitempty"`
+}
+
+type helpStatusMatch struct {
+	ID      string `json:"id"`
+	ClassID string `json:"class_id"`
+}
+
+type helpStatusExpect struct {
+	Status   string `json:"status"`
+	Assignee any    `json:"assignee"` // a profile id, or null
+}
+
+// threadReplyValues is reply_to_discussion_thread's plan, as
+// mcp_write_reply_to_discussion_thread reads it.
+type threadReplyValues struct {
+	Subject         string `json:"subject"`
+	Parent          int64  `json:"parent"`
+	Root            any    `json:"root"`     // the thread's root, as read
+	TopicID         any    `json:"topic_id"` // the thread's topic, as read
+	InstructorsOnly bool   `json:"instructors_only"`
+	ClassID         int64  `json:"class_id"`
+	Author          string `json:"author"`
+	Body            string `json:"body"`
 }
