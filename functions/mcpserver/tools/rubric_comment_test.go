@@ -222,3 +222,32 @@ func TestRubricCommentsApprovedUnderRLS(t *testing.T) {
 		t.Errorf("altered points: %d rows written", n)
 	}
 }
+
+// TestRubricCommentGroupPartsRefused: a check in a part graded per student
+// of a group, or assigned to one student, is refused (the web app has the
+// grader choose the student there), whatever else the call gets right.
+func TestRubricCommentGroupPartsRefused(t *testing.T) {
+	db := testEnv(t).DB(t)
+	reset := func() {
+		if _, err := db.Exec(context.Background(), `UPDATE public.rubric_parts SET is_individual_grading = false, is_assign_to_student = false WHERE id = 1`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(reset)
+	reg := New(Options{Approvals: &fakeApprovals{}})
+	for _, tt := range []struct{ column, want string }{
+		{"is_individual_grading", `Rubric check "Single method" is graded per student of the group; apply it in Pawtograder, where you choose the student.`},
+		{"is_assign_to_student", `Rubric check "Single method" belongs to a part assigned to one student of the group; apply it in Pawtograder.`},
+	} {
+		t.Run(tt.column, func(t *testing.T) {
+			reset()
+			if _, err := db.Exec(context.Background(), `UPDATE public.rubric_parts SET `+tt.column+` = true WHERE id = 1`); err != nil {
+				t.Fatal(err)
+			}
+			_, err := callWrite(t, reg, userGary, "add_rubric_comment", `{"class_id":1,"submission_id":3,"rubric_check_id":4,"comment":"c"}`)
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("got %v, want the refusal %q", err, tt.want)
+			}
+		})
+	}
+}
