@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/idna"
+
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/hiddentext"
 )
 
 // Client is a registered public client, from a signed client_id (Dynamic
@@ -46,9 +48,12 @@ func (c *Client) HasRedirect(uri string) bool {
 }
 
 // DisplayName is the client's name, or its redirect host when it has none.
+// Whoever registers a client or serves its metadata document sets the name,
+// so the characters in it that draw as nothing or reorder text are shown
+// as markers such as [U+202E] (hiddentext.Mark), as on the approval page.
 func (c *Client) DisplayName() string {
 	if c.Name != "" {
-		return c.Name
+		return hiddentext.Mark(c.Name)
 	}
 	if len(c.RedirectURIs) > 0 {
 		if u, err := url.Parse(c.RedirectURIs[0]); err == nil {
