@@ -62,6 +62,9 @@ type Preview struct {
 	Visibility string         `json:"visibility"`
 	Fields     []PreviewField `json:"fields"`
 	Write      WritePlan      `json:"write"`
+	// Written names what the write makes, as the page says it once made
+	// ("message", "rubric comment"; the row's id follows).
+	Written string `json:"written,omitempty"`
 }
 
 // PreviewField is one text the person reviews. StudentAuthored marks

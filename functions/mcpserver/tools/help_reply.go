@@ -64,6 +64,7 @@ func replyToHelpRequest(ctx context.Context, c *Call) (any, error) {
 			{Label: "The student's request", Text: excerpt(request, 500), StudentAuthored: true},
 			{Label: "Your message", Text: message},
 		},
+		Written: "message",
 		Write: approval.WritePlan{Values: helpReplyValues{HelpRequestID: requestID, ClassID: classID,
 			Author: me.privateProfileID, Message: message, InstructorsOnly: staffOnly}},
 	}

@@ -105,6 +105,7 @@ func setHelpRequestStatus(ctx context.Context, c *Call) (any, error) {
 			{Label: "The student's request", Text: excerpt(request, 500), StudentAuthored: true},
 			{Label: "The change", Text: change},
 		},
+		Written: "help request",
 		Write: approval.WritePlan{Match: helpStatusMatch{ID: writeIDString(requestID), ClassID: writeIDString(classID)},
 			Values: values, Now: now, Expect: helpStatusExpect{Status: current, Assignee: assignee}},
 	}

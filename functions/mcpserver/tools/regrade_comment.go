@@ -67,8 +67,9 @@ func commentOnRegradeRequest(ctx context.Context, c *Call) (any, error) {
 		Where:  regradeWhere(rr, requestID, me.course),
 		Visibility: fmt.Sprintf("The students of submission #%s see it at once, in the regrade request, and are notified, as are its assignee and everyone who commented on it; every instructor and grader of %s can read it",
 			submissionID, me.course),
-		Fields: fields,
-		Write:  approval.WritePlan{Values: regradeCommentValues{RequestID: requestID, ClassID: classID, Author: me.privateProfileID, Comment: message}},
+		Fields:  fields,
+		Written: "regrade comment",
+		Write:   approval.WritePlan{Values: regradeCommentValues{RequestID: requestID, ClassID: classID, Author: me.privateProfileID, Comment: message}},
 	}
 	args := map[string]any{"class_id": classID, "regrade_request_id": requestID, "message": message}
 	return propose(ctx, c, tool, classID, args, pv)

@@ -86,6 +86,7 @@ func TestRegradeCommentProposal(t *testing.T) {
 			{Label: gary + " (staff), 24 Jan 2026 09:00 UTC", Text: "Agreed, the README covers it: restored the points."},
 			{Label: "Your comment", Text: "Looked again: the points stay restored."},
 		},
+		Written: "regrade comment",
 		Write: approval.WritePlan{
 			Values: regradeCommentValues{RequestID: 2, ClassID: 1, Author: privID(1, 2), Comment: "Looked again: the points stay restored."}},
 	}

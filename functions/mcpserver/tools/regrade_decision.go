@@ -215,6 +215,7 @@ func decisionPreview(a decisionArgs, rr *jsjson.Object, status, location string,
 		Where:      regradeWhere(rr, a.requestID, a.me.course),
 		Visibility: score.visibility(jsjson.String(rr.Value("submission_id")), a.me.course),
 		Fields:     fields,
+		Written:    "regrade request",
 		Write: approval.WritePlan{Values: values,
 			Expect: decisionExpect{Status: status, ResolvedAt: rr.Value("resolved_at"), EscalatedAt: rr.Value("escalated_at")}},
 	}

@@ -110,6 +110,7 @@ func TestRegradeDecisionProposal(t *testing.T) {
 			{Label: "The submission's score", Text: "30 points → 32 points, the total of the review \"Grading\" (released: the student sees it)"},
 			{Label: "Your reason (posted in the conversation)", Text: reason},
 		},
+		Written: "regrade request",
 		Write: approval.WritePlan{
 			Values: decisionValues{RequestID: 1, ClassID: 1, Author: privID(1, 2), NewStatus: "resolved", Points: 2, Reason: reason},
 			Expect: decisionExpect{Status: "opened"}},

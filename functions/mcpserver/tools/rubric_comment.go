@@ -330,7 +330,8 @@ func rubricCommentPreview(a rubricCommentArgs, sub, check, review *jsjson.Object
 			{Label: "The submission's score", Text: score.text()},
 			{Label: "Your comment", Text: a.comment},
 		},
-		Write: approval.WritePlan{Values: values, Expect: rubricCommentExpect{Released: score.released}},
+		Written: "rubric comment",
+		Write:   approval.WritePlan{Values: values, Expect: rubricCommentExpect{Released: score.released}},
 	}
 }
 

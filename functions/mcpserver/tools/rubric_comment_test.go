@@ -87,6 +87,7 @@ func TestRubricCommentProposal(t *testing.T) {
 			{Label: "The submission's score", Text: `30 points → 35 points, the total of the review "Grading" (released: the student sees it)`},
 			{Label: "Your comment", Text: "One method does it all."},
 		},
+		Written: "rubric comment",
 		Write: approval.WritePlan{
 			Values: rubricCommentValues{ClassID: 1, SubmissionID: 3, CheckID: 4, ReviewID: float64(7),
 				Author: privID(1, 2), Comment: "One method does it all.", Points: 5},

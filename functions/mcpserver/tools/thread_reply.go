@@ -82,6 +82,7 @@ func replyToDiscussionThread(ctx context.Context, c *Call) (any, error) {
 			{Label: "The post you reply to", Text: excerpt(threadBody, 500), StudentAuthored: true},
 			{Label: "Your reply", Text: body},
 		},
+		Written: "reply",
 		Write: approval.WritePlan{Values: threadReplyValues{Subject: "Re: " + subject, Parent: threadID, Root: root, TopicID: topic,
 			InstructorsOnly: instructorsOnly, ClassID: classID, Author: me.privateProfileID, Body: body}},
 	}
