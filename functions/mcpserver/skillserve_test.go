@@ -203,6 +203,7 @@ func TestSkillsGolden(t *testing.T) {
 func TestSkillsPerCaller(t *testing.T) {
 	on, _ := newWriteEnv(t) // authGood carries mcp:write, authOther does not
 	off := newTestEnv(t, nil)
+	offWriter := newTestEnv(t, func(o *Options) { o.Auth = writeAuth{o.Auth.(*fakeAuth)} }) // a token with mcp:write, writes off
 	getWrite := `"uri":"` + writeSkill + `"`
 	for _, tc := range []struct {
 		name      string
@@ -216,6 +217,7 @@ func TestSkillsPerCaller(t *testing.T) {
 		{"writes on, mcp:write", on, authGood, skillURIs(true), "private", 0, 0},
 		{"writes on, read only", on, authOther, skillURIs(false), "private", codeInvalidParams, codeResourceNotFound},
 		{"writes off", off, authGood, skillURIs(false), "public", codeInvalidParams, codeResourceNotFound},
+		{"writes off, mcp:write", offWriter, authGood, skillURIs(false), "public", codeInvalidParams, codeResourceNotFound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, list := skillReq{versionModern, capsSkills, "skills/list", ""}.send(t, tc.env, tc.auth)

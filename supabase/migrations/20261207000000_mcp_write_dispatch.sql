@@ -107,3 +107,7 @@ REVOKE ALL ON FUNCTION public.mcp_write_function(text) FROM PUBLIC, anon;
 GRANT EXECUTE ON FUNCTION public.mcp_write_function(text) TO authenticated;
 REVOKE ALL ON FUNCTION public.mcp_pending_action_approve(uuid, timestamptz, integer) FROM PUBLIC, anon;
 GRANT EXECUTE ON FUNCTION public.mcp_pending_action_approve(uuid, timestamptz, integer) TO authenticated;
+
+-- The approval's arguments changed: PostgREST reloads its schema cache so
+-- that the gateway's calls with p_budget_ms find the function at once.
+NOTIFY pgrst, 'reload schema';

@@ -62,6 +62,9 @@ type Preview struct {
 	Visibility string         `json:"visibility"`
 	Fields     []PreviewField `json:"fields"`
 	Write      WritePlan      `json:"write"`
+	// Written names what the write makes, as the page says it once made
+	// ("message", "rubric comment"; the row's id follows).
+	Written string `json:"written,omitempty"`
 }
 
 // PreviewField is one text the person reviews. StudentAuthored marks
@@ -73,19 +76,20 @@ type PreviewField struct {
 }
 
 // WritePlan is the single write an approval performs, decided when the
-// action was proposed: insert Values into Table, or update the row of
-// Table matching Match with Values, only while the row still holds
-// Expect (the state the preview showed). Now lists columns set to the
-// time of the write. The approval's SQL function has one fixed statement
-// per tool and reads only the values it expects from the plan, so a plan
-// altered in storage cannot write another table or column.
+// action was proposed: the values its write function writes (Values), the
+// row it changes (Match, for a tool that updates one), the state the row
+// must still hold (Expect, what the preview showed), and the columns set
+// to the time of the write (Now). Each write tool fills Values, Match and
+// Expect with its own typed plan, whose JSON keys are the ones its SQL
+// write function reads (TestPlansMatchTheirSQL in package tools); the
+// function has one fixed statement and reads only those keys, so a plan
+// altered in storage cannot write another table or column, and every value
+// it does read is checked again there.
 type WritePlan struct {
-	Table  string            `json:"table"`
-	Op     string            `json:"op"`
-	Match  map[string]string `json:"match,omitempty"`
-	Values map[string]any    `json:"values"`
-	Expect map[string]any    `json:"expect,omitempty"`
-	Now    []string          `json:"now,omitempty"`
+	Match  any      `json:"match,omitempty"`
+	Values any      `json:"values"`
+	Expect any      `json:"expect,omitempty"`
+	Now    []string `json:"now,omitempty"`
 }
 
 // ActionState is a pending action as the tools report it.

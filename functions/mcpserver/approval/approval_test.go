@@ -135,8 +135,9 @@ func (h *harness) proposeReply(t *testing.T, marker, tokenID string) *ActionStat
 		ClassID: 1, Tool: "reply_to_help_request",
 		Arguments: []byte(`{"class_id":1}`), Digest: digestOf(marker),
 		Preview: Preview{Action: "Post a message", As: "Alice", Where: "Help request #1", Visibility: "class",
-			Fields: []PreviewField{{Label: "The student's request", Text: studentText, StudentAuthored: true}, {Label: "Your message", Text: marker}},
-			Write: WritePlan{Table: "help_request_messages", Op: "insert", Values: map[string]any{
+			Fields:  []PreviewField{{Label: "The student's request", Text: studentText, StudentAuthored: true}, {Label: "Your message", Text: marker}},
+			Written: "message",
+			Write: WritePlan{Values: map[string]any{
 				"help_request_id": 1, "class_id": 1, "author": "20000001-0000-4000-8000-000000000001",
 				"message": marker, "instructors_only": false, "reply_to_message_id": nil}}},
 	})
@@ -276,6 +277,9 @@ func TestApproveWritesOnce(t *testing.T) {
 	}
 	if got.State != StateApproved || got.RowID == "" {
 		t.Errorf("state after approval: %+v", got)
+	}
+	if want := ": done (message #" + got.RowID + ")."; !containsText(done, want) {
+		t.Errorf("the approved page does not say %q:\n%s", want, done)
 	}
 	for _, ev := range []string{`"event":"proposed"`, `"event":"approved"`, `"event":"written"`} {
 		if !strings.Contains(h.audit.String(), ev) {

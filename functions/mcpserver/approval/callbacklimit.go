@@ -38,9 +38,13 @@ func newCallbackLimit(perMinute int, now func() time.Time) *callbackLimit {
 
 // allow records one callback from addr, unless its bucket is empty.
 func (l *callbackLimit) allow(addr string) bool {
-	b, _, _ := l.keys.PeekOrAdd(addr, rate.NewLimiter(l.every, l.burst))
-	if b == nil {
-		b, _ = l.keys.Get(addr)
+	b, seen := l.keys.Get(addr) // Get makes addr the most recently seen
+	if !seen {
+		// Of two first callbacks at once, the second takes the first's bucket.
+		b = rate.NewLimiter(l.every, l.burst)
+		if prev, found, _ := l.keys.PeekOrAdd(addr, b); found {
+			b = prev
+		}
 	}
 	return b.AllowN(l.now(), 1)
 }

@@ -46,8 +46,9 @@ func (h *harness) proposeTakeRequest1(t *testing.T) *ActionState {
 		ClassID: 1, Tool: "set_help_request_status",
 		Arguments: []byte(`{"class_id":1,"help_request_id":1,"status":"in_progress"}`), Digest: "d2",
 		Preview: Preview{Action: "Change the status of help request #1 to in_progress", As: "Alice", Where: "Help request #1", Visibility: "class",
-			Fields: []PreviewField{{Label: "The change", Text: "Status open → in_progress; assigned to you"}},
-			Write: WritePlan{Table: "help_requests", Op: "update",
+			Fields:  []PreviewField{{Label: "The change", Text: "Status open → in_progress; assigned to you"}},
+			Written: "help request",
+			Write: WritePlan{
 				Match:  map[string]string{"id": "1", "class_id": "1"},
 				Values: map[string]any{"status": "in_progress", "assignee": alicePrivate},
 				Expect: map[string]any{"status": "open", "assignee": nil}}},

@@ -104,21 +104,11 @@ func (s *Service) statePage(c echo.Context, a *Action) error {
 	return s.page(c, http.StatusOK, "Not written", failureText(a.Failure, a.FailureDetail), "Ask your assistant to propose it again if you still want it.")
 }
 
-// writtenRow names the row an approved action wrote.
+// writtenRow names the row an approved action wrote, as its tool's
+// preview calls it.
 func writtenRow(a *Action) string {
-	switch a.Tool {
-	case "reply_to_help_request":
-		return "message #" + a.RowID
-	case "set_help_request_status":
-		return "help request #" + a.RowID
-	case "reply_to_discussion_thread":
-		return "reply #" + a.RowID
-	case "comment_on_regrade_request":
-		return "regrade comment #" + a.RowID
-	case "decide_regrade_request":
-		return "regrade request #" + a.RowID
-	case "add_rubric_comment":
-		return "rubric comment #" + a.RowID
+	if a.Preview.Written != "" {
+		return a.Preview.Written + " #" + a.RowID
 	}
 	return "row " + a.RowID
 }

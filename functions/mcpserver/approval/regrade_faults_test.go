@@ -49,10 +49,10 @@ func (h *harness) proposeRegradeComment(t *testing.T, marker, tokenID string) *A
 		ClassID: 1, Tool: "comment_on_regrade_request",
 		Arguments: []byte(`{"class_id":1}`), Digest: digestOf(marker),
 		Preview: Preview{Action: "Post a comment in regrade request #1", As: "Alice", Where: "Regrade request #1", Visibility: "the submission's students",
-			Fields: []PreviewField{{Label: "Sam (student)", Text: studentText, StudentAuthored: true}, {Label: "Your comment", Text: marker}},
-			Write: WritePlan{Table: "submission_regrade_request_comments", Op: "insert",
-				Values: map[string]any{"submission_regrade_request_id": 1, "class_id": 1, "author": "20000001-0000-4000-8000-000000000001", "comment": marker},
-				Expect: map[string]any{"status": "opened"}}},
+			Fields:  []PreviewField{{Label: "Sam (student)", Text: studentText, StudentAuthored: true}, {Label: "Your comment", Text: marker}},
+			Written: "regrade comment",
+			Write: WritePlan{
+				Values: map[string]any{"submission_regrade_request_id": 1, "class_id": 1, "author": "20000001-0000-4000-8000-000000000001", "comment": marker}}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -122,9 +122,9 @@ func (h *harness) proposeRegradeDecision(t *testing.T, marker, tokenID string) *
 		ClassID: 1, Tool: "decide_regrade_request",
 		Arguments: []byte(`{"class_id":1}`), Digest: digestOf(marker),
 		Preview: Preview{Action: "Resolve regrade request #1 with 2 points", As: "Alice", Where: "Regrade request #1", Visibility: "the submission's students",
-			Fields: []PreviewField{{Label: "Sam (student)", Text: studentText, StudentAuthored: true}, {Label: "Your reason", Text: marker}},
-			Write: WritePlan{Table: "submission_regrade_requests", Op: "update",
-				Match: map[string]string{"id": "1", "class_id": "1"},
+			Fields:  []PreviewField{{Label: "Sam (student)", Text: studentText, StudentAuthored: true}, {Label: "Your reason", Text: marker}},
+			Written: "regrade request",
+			Write: WritePlan{
 				Values: map[string]any{"regrade_request_id": 1, "class_id": 1, "author": "20000001-0000-4000-8000-000000000001",
 					"new_status": "resolved", "points": 2, "reason": marker},
 				Expect: map[string]any{"status": "opened", "resolved_at": nil, "escalated_at": nil}}},

@@ -31,8 +31,9 @@ func (h *harness) proposeRubricComment(t *testing.T, marker, tokenID string) *Ac
 		ClassID: 1, Tool: "add_rubric_comment",
 		Arguments: []byte(`{"class_id":1}`), Digest: digestOf(marker),
 		Preview: Preview{Action: `Apply rubric check "Single method" to submission #3 with 5 points`, As: "Alice", Where: "Submission #3", Visibility: "the submission's students",
-			Fields: []PreviewField{{Label: "The rubric check", Text: "Single method"}, {Label: "Your comment", Text: marker}},
-			Write: WritePlan{Table: "submission_comments", Op: "insert",
+			Fields:  []PreviewField{{Label: "The rubric check", Text: "Single method"}, {Label: "Your comment", Text: marker}},
+			Written: "rubric comment",
+			Write: WritePlan{
 				Values: map[string]any{"class_id": 1, "submission_id": 3, "rubric_check_id": 4, "submission_review_id": 7,
 					"author": "20000001-0000-4000-8000-000000000001", "comment": marker, "points": 5},
 				Expect: map[string]any{"released": true}}},

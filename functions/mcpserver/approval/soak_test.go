@@ -47,7 +47,7 @@ func BenchmarkFaultedApprovals(b *testing.B) {
 		marker := fmt.Sprintf("%s%d", prefix, i)
 		now := time.Now().UTC().Truncate(time.Millisecond)
 		id, err := store.Propose(ctx, &Action{UserID: gatewaytest.Alice, ClassID: 1, Tool: "reply_to_help_request",
-			Arguments: []byte(`{}`), Digest: "soak", Preview: Preview{Action: "soak", Write: WritePlan{Table: "help_request_messages", Op: "insert",
+			Arguments: []byte(`{}`), Digest: "soak", Preview: Preview{Action: "soak", Write: WritePlan{
 				Values: map[string]any{"help_request_id": 1, "class_id": 1, "author": alicePrivate, "message": marker}}}},
 			time.Hour, 1000, now)
 		if err != nil {
@@ -74,9 +74,22 @@ func BenchmarkFaultedApprovals(b *testing.B) {
 				b.Fatalf("iteration %d: the approval answered yet the action is pending", i)
 			}
 			if a.State == StatePending {
-				// The late answer's transaction may still be committing:
-				// wait for it, as a person reopening the link would.
-				time.Sleep(400 * time.Millisecond)
+				// The late answer's transaction may still be running:
+				// wait until no approval runs, as a person reopening the
+				// link a moment later would.
+				for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+					var running int
+					if err := db.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid()
+						AND state <> 'idle' AND query LIKE '%mcp_pending_action_approve%'`).Scan(&running); err != nil {
+						b.Fatal(err)
+					}
+					if running == 0 {
+						break
+					}
+					if time.Now().After(deadline) {
+						b.Fatal("an approval still runs after 10 s")
+					}
+				}
 				if a, err = store.Get(ctx, id, gatewaytest.Alice, time.Now()); err != nil {
 					b.Fatal(err)
 				}

@@ -204,10 +204,10 @@ func decisionPreview(a decisionArgs, rr *jsjson.Object, status, location string,
 		approval.PreviewField{Label: "The decision", Text: change},
 		approval.PreviewField{Label: "The submission's score", Text: score.text()},
 		approval.PreviewField{Label: "Your reason (posted in the conversation)", Text: a.reason})
-	values := map[string]any{"regrade_request_id": a.requestID, "class_id": a.classID, "author": a.me.privateProfileID,
-		"new_status": a.status, "points": a.points, "reason": a.reason}
+	values := decisionValues{RequestID: a.requestID, ClassID: a.classID, Author: a.me.privateProfileID,
+		NewStatus: a.status, Points: a.points, Reason: a.reason}
 	if a.fileID != 0 {
-		values["submission_file_id"], values["line"] = a.fileID, a.line
+		values.FileID, values.Line = &a.fileID, &a.line
 	}
 	return approval.Preview{
 		Action:     fmt.Sprintf("%s regrade request #%d with %s", verb, a.requestID, pointsText(a.points)),
@@ -215,10 +215,9 @@ func decisionPreview(a decisionArgs, rr *jsjson.Object, status, location string,
 		Where:      regradeWhere(rr, a.requestID, a.me.course),
 		Visibility: score.visibility(jsjson.String(rr.Value("submission_id")), a.me.course),
 		Fields:     fields,
-		Write: approval.WritePlan{Table: "submission_regrade_requests", Op: "update",
-			Match:  map[string]string{"id": writeIDString(a.requestID), "class_id": writeIDString(a.classID)},
-			Values: values,
-			Expect: map[string]any{"status": status, "resolved_at": rr.Value("resolved_at"), "escalated_at": rr.Value("escalated_at")}},
+		Written:    "regrade request",
+		Write: approval.WritePlan{Values: values,
+			Expect: decisionExpect{Status: status, ResolvedAt: rr.Value("resolved_at"), EscalatedAt: rr.Value("escalated_at")}},
 	}
 }
 
@@ -278,4 +277,23 @@ func annotationLine(ctx context.Context, c *Call, a decisionArgs, rr, check *jsj
 		return "", refused("Rubric check %q goes on %s; file %d is %s.", name, want, a.fileID, file)
 	}
 	return fmt.Sprintf("Pawtograder adds the check %q as a released comment with these points on %s, line %d", name, file, a.line), nil
+}
+
+// decisionValues and decisionExpect are decide_regrade_request's plan, as
+// mcp_write_decide_regrade_request reads it.
+type decisionValues struct {
+	RequestID int64   `json:"regrade_request_id"`
+	ClassID   int64   `json:"class_id"`
+	Author    string  `json:"author"`
+	NewStatus string  `json:"new_status"`
+	Points    float64 `json:"points"`
+	Reason    string  `json:"reason"`
+	FileID    *int64  `json:"submission_file_id,omitempty"`
+	Line      *int64  `json:"line,omitempty"`
+}
+
+type decisionExpect struct {
+	Status      string `json:"status"`
+	ResolvedAt  any    `json:"resolved_at"`  // a timestamp, or null
+	EscalatedAt any    `json:"escalated_at"` // a timestamp, or null
 }

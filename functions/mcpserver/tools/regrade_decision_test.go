@@ -110,11 +110,10 @@ func TestRegradeDecisionProposal(t *testing.T) {
 			{Label: "The submission's score", Text: "30 points → 32 points, the total of the review \"Grading\" (released: the student sees it)"},
 			{Label: "Your reason (posted in the conversation)", Text: reason},
 		},
-		Write: approval.WritePlan{Table: "submission_regrade_requests", Op: "update",
-			Match: map[string]string{"id": "1", "class_id": "1"},
-			Values: map[string]any{"regrade_request_id": int64(1), "class_id": int64(1), "author": privID(1, 2),
-				"new_status": "resolved", "points": float64(2), "reason": reason},
-			Expect: map[string]any{"status": "opened", "resolved_at": nil, "escalated_at": nil}},
+		Written: "regrade request",
+		Write: approval.WritePlan{
+			Values: decisionValues{RequestID: 1, ClassID: 1, Author: privID(1, 2), NewStatus: "resolved", Points: 2, Reason: reason},
+			Expect: decisionExpect{Status: "opened"}},
 	}
 	if len(fa.proposals) != 1 {
 		t.Fatalf("%d proposals", len(fa.proposals))

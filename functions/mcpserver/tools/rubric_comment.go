@@ -311,12 +311,10 @@ func rubricCommentPreview(a rubricCommentArgs, sub, check, review *jsjson.Object
 	if d, ok := check.String("description"); ok && d != "" {
 		checkText += ": " + excerpt(d, 300)
 	}
-	values := map[string]any{"class_id": a.classID, "submission_id": a.submissionID, "rubric_check_id": a.checkID,
-		"submission_review_id": review.Value("id"), "author": a.me.privateProfileID, "comment": a.comment, "points": a.points}
-	table := "submission_comments"
+	values := rubricCommentValues{ClassID: a.classID, SubmissionID: a.submissionID, CheckID: a.checkID,
+		ReviewID: review.Value("id"), Author: a.me.privateProfileID, Comment: a.comment, Points: a.points}
 	if a.fileID != 0 {
-		table = "submission_file_comments"
-		values["submission_file_id"], values["line"] = a.fileID, a.line
+		values.FileID, values.Line = &a.fileID, &a.line
 	}
 	seen := "The review is not released: the submission's students see this comment and the new score when it is"
 	if score.released {
@@ -332,7 +330,25 @@ func rubricCommentPreview(a rubricCommentArgs, sub, check, review *jsjson.Object
 			{Label: "The submission's score", Text: score.text()},
 			{Label: "Your comment", Text: a.comment},
 		},
-		Write: approval.WritePlan{Table: table, Op: "insert", Values: values,
-			Expect: map[string]any{"released": score.released}},
+		Written: "rubric comment",
+		Write:   approval.WritePlan{Values: values, Expect: rubricCommentExpect{Released: score.released}},
 	}
+}
+
+// rubricCommentValues and rubricCommentExpect are add_rubric_comment's
+// plan, as mcp_write_add_rubric_comment reads it.
+type rubricCommentValues struct {
+	ClassID      int64   `json:"class_id"`
+	SubmissionID int64   `json:"submission_id"`
+	CheckID      int64   `json:"rubric_check_id"`
+	ReviewID     any     `json:"submission_review_id"` // the review's id, as read
+	Author       string  `json:"author"`
+	Comment      string  `json:"comment"`
+	Points       float64 `json:"points"`
+	FileID       *int64  `json:"submission_file_id,omitempty"`
+	Line         *int64  `json:"line,omitempty"`
+}
+
+type rubricCommentExpect struct {
+	Released bool `json:"released"`
 }

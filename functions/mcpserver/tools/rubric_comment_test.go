@@ -87,10 +87,11 @@ func TestRubricCommentProposal(t *testing.T) {
 			{Label: "The submission's score", Text: `30 points → 35 points, the total of the review "Grading" (released: the student sees it)`},
 			{Label: "Your comment", Text: "One method does it all."},
 		},
-		Write: approval.WritePlan{Table: "submission_comments", Op: "insert",
-			Values: map[string]any{"class_id": int64(1), "submission_id": int64(3), "rubric_check_id": int64(4), "submission_review_id": float64(7),
-				"author": privID(1, 2), "comment": "One method does it all.", "points": float64(5)},
-			Expect: map[string]any{"released": true}},
+		Written: "rubric comment",
+		Write: approval.WritePlan{
+			Values: rubricCommentValues{ClassID: 1, SubmissionID: 3, CheckID: 4, ReviewID: float64(7),
+				Author: privID(1, 2), Comment: "One method does it all.", Points: 5},
+			Expect: rubricCommentExpect{Released: true}},
 	}
 	if len(fa.proposals) != 1 {
 		t.Fatalf("%d proposals", len(fa.proposals))
@@ -220,5 +221,34 @@ func TestRubricCommentsApprovedUnderRLS(t *testing.T) {
 	}
 	if _, n := read("rubric under rls: altered"); n != 0 {
 		t.Errorf("altered points: %d rows written", n)
+	}
+}
+
+// TestRubricCommentGroupPartsRefused: a check in a part graded per student
+// of a group, or assigned to one student, is refused (the web app has the
+// grader choose the student there), whatever else the call gets right.
+func TestRubricCommentGroupPartsRefused(t *testing.T) {
+	db := testEnv(t).DB(t)
+	reset := func() {
+		if _, err := db.Exec(context.Background(), `UPDATE public.rubric_parts SET is_individual_grading = false, is_assign_to_student = false WHERE id = 1`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(reset)
+	reg := New(Options{Approvals: &fakeApprovals{}})
+	for _, tt := range []struct{ column, want string }{
+		{"is_individual_grading", `Rubric check "Single method" is graded per student of the group; apply it in Pawtograder, where you choose the student.`},
+		{"is_assign_to_student", `Rubric check "Single method" belongs to a part assigned to one student of the group; apply it in Pawtograder.`},
+	} {
+		t.Run(tt.column, func(t *testing.T) {
+			reset()
+			if _, err := db.Exec(context.Background(), `UPDATE public.rubric_parts SET `+tt.column+` = true WHERE id = 1`); err != nil {
+				t.Fatal(err)
+			}
+			_, err := callWrite(t, reg, userGary, "add_rubric_comment", `{"class_id":1,"submission_id":3,"rubric_check_id":4,"comment":"c"}`)
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("got %v, want the refusal %q", err, tt.want)
+			}
+		})
 	}
 }

@@ -1,27 +1,24 @@
 package tools
 
-// The write tools (docs/writes.md): reply_to_help_request,
-// set_help_request_status and reply_to_discussion_thread (here), and
-// comment_on_regrade_request (grading_writes.go). None of them
-// writes. A call validates its arguments, checks as the caller (reading
-// only, under row-level security) that the target exists and that the
-// caller is staff of the class, builds the exact preview and the one write
-// an approval will perform, and stores a pending action through
-// Approvals (package approval). The answer is the preview and the approval link; the person
+// The write tools' shared parts (docs/writes.md, "Adding a write tool").
+// Each write tool is its own file (help_reply.go, help_status.go,
+// thread_reply.go, regrade_comment.go, regrade_decision.go,
+// rubric_comment.go) and only proposes: a call validates its arguments,
+// checks as the caller (reading only, under row-level security) that the
+// target exists and that the caller is staff of the class, builds the
+// exact preview and its typed plan, the one write an approval performs,
+// and stores a pending action through Approvals (package approval) with
+// propose. The answer is the preview and the approval link; the person
 // approves on the gateway's page, which performs the write as them. The
-// same tool called with action_id reports the action's state.
+// same tool called with action_id reports the action's state
+// (actionState).
 //
 // What each write sets is what Pawtograder's web app sets for the same
-// action (pawtograder/platform): a help request message as
-// hooks/useRealtimeChat.tsx creates it, the queue buttons' status changes
-// of components/help-queue/help-request-chat.tsx, and a thread reply as
-// app/course/[course_id]/discussion/discussion_thread.tsx creates it, each
-// authored by the caller's private profile in the class (the web app's
-// default; its anonymous mode, the public profile, is not offered).
+// action (pawtograder/platform), authored by the caller's private profile
+// in the class (the web app's default; its anonymous mode, the public
+// profile, is not offered).
 
 import (
-	"github.com/pawtograder/mcp-gateway/functions/mcpserver/approval"
-
 	"context"
 	"fmt"
 	"math"
@@ -31,6 +28,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/approval"
 	"github.com/pawtograder/mcp-gateway/gateway/hiddentext"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
@@ -41,12 +39,6 @@ const (
 	maxMessageRunes = 8000
 	maxActionIDLen  = 64
 )
-
-// helpStatuses are the statuses set_help_request_status may set.
-var helpStatuses = []string{"in_progress", "resolved", "closed"}
-
-// resolutionStatuses are help_request_resolution_status's values.
-var resolutionStatuses = []string{"self_solved", "staff_helped", "peer_helped", "no_time", "other"}
 
 // writeResultSchema is the value every write tool returns.
 const writeResultSchema = `{
@@ -71,57 +63,6 @@ func writeSchemas() (output, value *jsjson.Object) {
 			Set("required", []any{"result"}),
 		mustSchema(writeResultSchema)
 }
-
-var replyToHelpRequestTool = writeTool(Tool{
-	Name:    "reply_to_help_request",
-	Title:   "Reply to help request",
-	Summary: "Proposes a message in a help request's chat, posted as you once you approve it on the page whose link the result gives; nothing is written before. Call again with only action_id to learn whether it was approved, rejected or expired.",
-	InputSchema: mustSchema(`{
-		"type": "object",
-		"properties": {
-			"class_id": {"type": "number", "description": "The class ID of the help request"},
-			"help_request_id": {"type": "number", "description": "The help request to reply to"},
-			"message": {"type": "string", "description": "The message to post, as you"},
-			"staff_only": {"type": "boolean", "description": "Visible only to the class's instructors and graders", "default": false},
-			"action_id": {"type": "string", "description": "Instead of proposing: the action_id of an earlier proposal, to learn its state"}
-		}
-	}`),
-	Handler: replyToHelpRequest,
-})
-
-var setHelpRequestStatusTool = writeTool(Tool{
-	Name:    "set_help_request_status",
-	Title:   "Set help request status",
-	Summary: "Proposes a help request status change (in_progress assigns the request to you; resolved and closed record you as resolver), made once you approve it on the page whose link the result gives; nothing is changed before. Call again with only action_id to learn its state.",
-	InputSchema: mustSchema(`{
-		"type": "object",
-		"properties": {
-			"class_id": {"type": "number", "description": "The class ID of the help request"},
-			"help_request_id": {"type": "number", "description": "The help request to change"},
-			"status": {"type": "string", "enum": ["in_progress", "resolved", "closed"], "description": "The new status"},
-			"resolution": {"type": "string", "enum": ["self_solved", "staff_helped", "peer_helped", "no_time", "other"], "description": "How it was resolved (only with resolved or closed)"},
-			"action_id": {"type": "string", "description": "Instead of proposing: the action_id of an earlier proposal, to learn its state"}
-		}
-	}`),
-	Handler: setHelpRequestStatus,
-})
-
-var replyToDiscussionThreadTool = writeTool(Tool{
-	Name:    "reply_to_discussion_thread",
-	Title:   "Reply to discussion thread",
-	Summary: "Proposes a reply in a discussion thread, posted as you once you approve it on the page whose link the result gives; nothing is written before. Call again with only action_id to learn its state.",
-	InputSchema: mustSchema(`{
-		"type": "object",
-		"properties": {
-			"class_id": {"type": "number", "description": "The class ID of the thread"},
-			"thread_id": {"type": "number", "description": "The thread (or reply) to reply to"},
-			"body": {"type": "string", "description": "The reply, as you"},
-			"staff_only": {"type": "boolean", "description": "Visible only to staff and the thread's poster (a staff-only thread's replies always are)", "default": false},
-			"action_id": {"type": "string", "description": "Instead of proposing: the action_id of an earlier proposal, to learn its state"}
-		}
-	}`),
-	Handler: replyToDiscussionThread,
-})
 
 // writeCatalogue lists the write tools in tools/list order, after the
 // catalogue's: listed only from revision 2025-06-18 and only with
@@ -389,13 +330,6 @@ func excerpt(s string, n int) string {
 	return s
 }
 
-// helpTarget reads the help request as the caller.
-func helpTarget(ctx context.Context, c *Call, classID, requestID int64) (*jsjson.Object, error) {
-	return classRow(ctx, c, "help_requests",
-		"id, request, status, is_private, assignee, help_queues(name), profiles!help_requests_created_by_fkey(name)",
-		"Help request", classID, requestID)
-}
-
 // classRow reads, as the caller, the row of table with id in classID: a
 // write's target. One the caller cannot see is "<what> <id> was not found
 // in class <classID>."; a failed read is errReadFailed.
@@ -416,35 +350,8 @@ func classRow(ctx context.Context, c *Call, table, columns, what string, classID
 	return row, nil
 }
 
-// acceptsReplies refuses a reply to a resolved or closed request, whose
-// chat the web app makes read-only.
-func acceptsReplies(hr *jsjson.Object, requestID int64) error {
-	if status, _ := hr.String("status"); status == "resolved" || status == "closed" {
-		return refused("Help request %d is %s; its chat takes no more replies.", requestID, status)
-	}
-	return nil
-}
-
 // writeIDString is an id argument as PostgREST filters it.
 func writeIDString(v int64) string { return strconv.FormatInt(v, 10) }
-
-// helpWhere names a help request as a TA knows it: its number, the
-// student who asked, its queue and the course.
-func helpWhere(hr *jsjson.Object, requestID int64, course string) string {
-	who := "a student"
-	if n, ok := embeddedName(hr).(string); ok && n != "" {
-		who = n
-	}
-	return fmt.Sprintf("Help request #%d from %s, in queue %q of %s", requestID, who, writeQueueName(hr), course)
-}
-
-func writeQueueName(row *jsjson.Object) string {
-	q, _ := row.Object("help_queues")
-	if n, ok := q.String("name"); ok && n != "" {
-		return n
-	}
-	return unknownQueue
-}
 
 // replyArgs are what the reply tools and comment_on_regrade_request read,
 // in this order (the first failure is the answer): the class, the target's
@@ -471,192 +378,6 @@ func readReplyArgs(ctx context.Context, c *Call, tool, targetName, textName stri
 	a.staffOnly = boolArg(c.Args, "staff_only")
 	a.me, err = requireStaff(ctx, c, tool, a.classID)
 	return a, err
-}
-
-func replyToHelpRequest(ctx context.Context, c *Call) (any, error) {
-	const tool = "reply_to_help_request"
-	if v, ok, err := actionState(ctx, c, tool); ok {
-		return v, err
-	}
-	a, err := readReplyArgs(ctx, c, tool, "help_request_id", "message")
-	if err != nil {
-		return nil, err
-	}
-	classID, requestID, message, staffOnly, me := a.classID, a.targetID, a.text, a.staffOnly, a.me
-	hr, err := helpTarget(ctx, c, classID, requestID)
-	if err != nil {
-		return nil, err
-	}
-	if err := acceptsReplies(hr, requestID); err != nil {
-		return nil, err
-	}
-	request, _ := hr.String("request")
-	private, _ := hr.Value("is_private").(bool)
-	visibility := "The students of this help request, and the instructors and graders of " + me.course
-	if !private {
-		visibility = "Everyone in " + me.course + ": the request is public to the course, so every student sees it, as do its instructors and graders"
-	}
-	if staffOnly {
-		visibility = staffOnlyVisibility(me.course)
-	}
-	pv := approval.Preview{
-		Action:     fmt.Sprintf("Post a message in the chat of help request #%d", requestID),
-		As:         me.as(),
-		Where:      helpWhere(hr, requestID, me.course),
-		Visibility: visibility,
-		Fields: []approval.PreviewField{
-			{Label: "The student's request", Text: excerpt(request, 500), StudentAuthored: true},
-			{Label: "Your message", Text: message},
-		},
-		Write: approval.WritePlan{Table: "help_request_messages", Op: "insert", Values: map[string]any{
-			"help_request_id": requestID, "class_id": classID, "author": me.privateProfileID,
-			"message": message, "instructors_only": staffOnly, "reply_to_message_id": nil,
-		}},
-	}
-	args := map[string]any{"class_id": classID, "help_request_id": requestID, "message": message, "staff_only": staffOnly}
-	return propose(ctx, c, tool, classID, args, pv)
-}
-
-func setHelpRequestStatus(ctx context.Context, c *Call) (any, error) {
-	const tool = "set_help_request_status"
-	if v, ok, err := actionState(ctx, c, tool); ok {
-		return v, err
-	}
-	classID, err := idArg(c.Args, tool, "class_id")
-	if err != nil {
-		return nil, err
-	}
-	requestID, err := idArg(c.Args, tool, "help_request_id")
-	if err != nil {
-		return nil, err
-	}
-	status, ok := c.Args.String("status")
-	if !ok {
-		return nil, missingArg(tool, "status")
-	}
-	if !contains(helpStatuses, status) {
-		return nil, &InvalidParamsError{Message: fmt.Sprintf("Invalid params: argument 'status' of tool %s must be one of %s", tool, strings.Join(helpStatuses, ", "))}
-	}
-	resolution, hasResolution := c.Args.String("resolution")
-	if v, present := c.Args.Get("resolution"); present && v != nil && !hasResolution || hasResolution && !contains(resolutionStatuses, resolution) {
-		return nil, &InvalidParamsError{Message: fmt.Sprintf("Invalid params: argument 'resolution' of tool %s must be one of %s", tool, strings.Join(resolutionStatuses, ", "))}
-	}
-	if hasResolution && status == "in_progress" {
-		return nil, &InvalidParamsError{Message: fmt.Sprintf("Invalid params: argument 'resolution' of tool %s goes only with status resolved or closed", tool)}
-	}
-	me, err := requireStaff(ctx, c, tool, classID)
-	if err != nil {
-		return nil, err
-	}
-	hr, err := helpTarget(ctx, c, classID, requestID)
-	if err != nil {
-		return nil, err
-	}
-	current, _ := hr.String("status")
-	if current == status {
-		return nil, refused("Help request %d is already %s.", requestID, strings.ReplaceAll(status, "_", " "))
-	}
-	if current != "open" && current != "in_progress" {
-		return nil, refused("Help request %d is %s; the queue's status changes apply only to open and in-progress requests.", requestID, current)
-	}
-	assignee := hr.Value("assignee")
-	request, _ := hr.String("request")
-	values := map[string]any{"status": status}
-	var now []string
-	change := fmt.Sprintf("Status %s → %s", current, status)
-	switch status {
-	case "in_progress":
-		values["assignee"] = me.privateProfileID
-		change += "; assigned to you"
-	default:
-		values["resolved_by"] = me.privateProfileID
-		now = []string{"resolved_at"}
-		change += "; you are recorded as resolving it, at the time you approve"
-		if hasResolution {
-			values["resolution_status"] = resolution
-			change += "; resolution " + resolution
-		}
-	}
-	pv := approval.Preview{
-		Action:     fmt.Sprintf("Change the status of help request #%d to %s", requestID, status),
-		As:         me.as(),
-		Where:      helpWhere(hr, requestID, me.course),
-		Visibility: "Everyone who can see this help request sees its status in the queue",
-		Fields: []approval.PreviewField{
-			{Label: "The student's request", Text: excerpt(request, 500), StudentAuthored: true},
-			{Label: "The change", Text: change},
-		},
-		Write: approval.WritePlan{Table: "help_requests", Op: "update",
-			Match:  map[string]string{"id": writeIDString(requestID), "class_id": writeIDString(classID)},
-			Values: values, Now: now,
-			Expect: map[string]any{"status": current, "assignee": assignee}},
-	}
-	args := map[string]any{"class_id": classID, "help_request_id": requestID, "status": status}
-	if hasResolution {
-		args["resolution"] = resolution
-	}
-	return propose(ctx, c, tool, classID, args, pv)
-}
-
-func replyToDiscussionThread(ctx context.Context, c *Call) (any, error) {
-	const tool = "reply_to_discussion_thread"
-	if v, ok, err := actionState(ctx, c, tool); ok {
-		return v, err
-	}
-	a, err := readReplyArgs(ctx, c, tool, "thread_id", "body")
-	if err != nil {
-		return nil, err
-	}
-	classID, threadID, body, staffOnly, me := a.classID, a.targetID, a.text, a.staffOnly, a.me
-	raw, err := c.DB.From("discussion_threads").
-		Select("id, subject, body, root, topic_id, instructors_only, draft").
-		Eq("id", writeIDString(threadID)).
-		Eq("class_id", writeIDString(classID)).
-		MaybeSingle(ctx)
-	if err != nil && !postgrest.IsNoRows(err) {
-		c.logQueryFailure(ctx, err)
-		return nil, errReadFailed
-	}
-	th := c.pgObject(ctx, raw, err)
-	if th == nil {
-		return nil, refused("Discussion thread %d was not found in class %d.", threadID, classID)
-	}
-	if d, _ := th.Value("draft").(bool); d {
-		return nil, refused("Discussion thread %d is a draft; replies go to published threads only.", threadID)
-	}
-	subject, _ := th.String("subject")
-	threadBody, _ := th.String("body")
-	root := th.Value("root")
-	if root == nil {
-		root = float64(threadID)
-	}
-	topic := th.Value("topic_id")
-	threadStaffOnly, _ := th.Value("instructors_only").(bool)
-	instructorsOnly := threadStaffOnly || staffOnly
-	visibility := "Everyone in " + me.course
-	if instructorsOnly {
-		visibility = staffOnlyVisibility(me.course) + ", and the thread's poster"
-		if threadStaffOnly {
-			visibility += " (the thread is staff only, so its replies are too)"
-		}
-	}
-	pv := approval.Preview{
-		Action:     fmt.Sprintf("Post a reply in discussion thread #%d", threadID),
-		As:         me.as(),
-		Where:      fmt.Sprintf("Discussion thread #%d in %s", threadID, me.course),
-		Visibility: visibility,
-		Fields: []approval.PreviewField{
-			{Label: "The thread's subject", Text: excerpt(subject, 200), StudentAuthored: true},
-			{Label: "The post you reply to", Text: excerpt(threadBody, 500), StudentAuthored: true},
-			{Label: "Your reply", Text: body},
-		},
-		Write: approval.WritePlan{Table: "discussion_threads", Op: "insert", Values: map[string]any{
-			"subject": "Re: " + subject, "parent": threadID, "root": root, "topic_id": topic,
-			"instructors_only": instructorsOnly, "class_id": classID, "author": me.privateProfileID, "body": body,
-		}},
-	}
-	args := map[string]any{"class_id": classID, "thread_id": threadID, "body": body, "staff_only": staffOnly}
-	return propose(ctx, c, tool, classID, args, pv)
 }
 
 func contains(list []string, s string) bool {

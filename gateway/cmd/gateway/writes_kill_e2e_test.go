@@ -144,10 +144,15 @@ func TestWritesGatewayKilledMidApproval(t *testing.T) {
 		}
 		decided <- err
 	}()
-	for proxy.Hits(gatewaytest.DelayAnswer) == 0 {
-		time.Sleep(20 * time.Millisecond)
+	// The approval has committed, and its answer is held by the proxy.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if state, _ := storedAction(t, id); state == "approved" && proxy.Hits(gatewaytest.DelayAnswer) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the approval did not reach the database within 10 s")
+		}
 	}
-	time.Sleep(300 * time.Millisecond) // the database has the approval
 	if err := child.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@
 //   node writes.mjs sdk-reply <endpoint> <mcp-token> <persona-email> <message>
 //   node writes.mjs sdk-call <endpoint> <mcp-token> <tool> <arguments-json>
 //   node writes.mjs mcp-remote <endpoint> <persona-email> <callback-port> <message>
+//   node writes.mjs tabs <approval-url-a> <approval-url-b> <persona-email>
 //
 // person prints what the browser saw (the page after sign-in, and the
 // page after the decision); with a screenshot directory it also saves the
@@ -18,7 +19,11 @@
 // with nothing but the URL, as Claude Desktop runs it: the person signs in
 // and approves each authorization mcp-remote opens (the first for reading,
 // the step-up one for mcp:write when the write tool is refused with
-// insufficient_scope), then approves the proposed reply. Each prints one
+// insufficient_scope), then approves the proposed reply. tabs is one
+// browser with two links: both tabs go to the sign-in page before either
+// signs in, the later tab signs in first, each lands on a review page;
+// then a third tab opens the first page's link and both approve it, the
+// second after the first. Each prints one
 // JSON line on stdout; diagnostics go to stderr.
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -181,7 +186,43 @@ async function mcpRemote(endpoint, persona, port, message) {
   }
 }
 
+// tabs opens two approval links side by side in one browser (see above).
+async function tabs(urlA, urlB, persona) {
+  const browser = await launchBrowser({ width: 1280 });
+  try {
+    const [a, b] = [await browser.ctx.newPage(), await browser.ctx.newPage()];
+    await a.goto(urlA);
+    await b.goto(urlB);
+    const signIns = [];
+    for (const page of [b, a]) { // the later tab comes back first
+      const landed = page.waitForResponse((r) => [urlA, urlB].includes(r.url().split('?')[0]) && r.request().method() === 'GET');
+      await pickPersona(page, persona);
+      const resp = await landed;
+      await page.waitForLoadState('load');
+      signIns.push({ url: resp.url(), ...(await seePage(page, resp)) });
+    }
+    // Two tabs of the first link's review page; each approves.
+    const link = signIns[0].url;
+    const first = b; // the tab that signed in first shows signIns[0]
+    const second = await browser.ctx.newPage();
+    const opened = await second.goto(link);
+    const again = await seePage(second, opened);
+    const decisions = [];
+    for (const page of [first, second]) {
+      const decided = page.waitForResponse((r) => r.url() === link && r.request().method() === 'POST');
+      await page.getByRole('button', { name: 'Approve and write' }).click();
+      const r = await decided;
+      await page.waitForLoadState('load');
+      decisions.push(await seePage(page, r));
+    }
+    return { signIns, secondTab: again, decisions, link };
+  } finally {
+    await browser.close();
+  }
+}
+
 const modes = {
+  tabs: () => tabs(rest[0], rest[1], rest[2]).then(out),
   person: () => person(rest[0], rest[1], rest[2], rest[3], rest[4]).then(out),
   'sdk-reply': () => sdkReply(...rest),
   'sdk-call': () => sdkCall(...rest),

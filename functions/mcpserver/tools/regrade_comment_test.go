@@ -86,9 +86,9 @@ func TestRegradeCommentProposal(t *testing.T) {
 			{Label: gary + " (staff), 24 Jan 2026 09:00 UTC", Text: "Agreed, the README covers it: restored the points."},
 			{Label: "Your comment", Text: "Looked again: the points stay restored."},
 		},
-		Write: approval.WritePlan{Table: "submission_regrade_request_comments", Op: "insert",
-			Values: map[string]any{"submission_regrade_request_id": int64(2), "class_id": int64(1), "author": privID(1, 2), "comment": "Looked again: the points stay restored."},
-			Expect: map[string]any{"status": "resolved"}},
+		Written: "regrade comment",
+		Write: approval.WritePlan{
+			Values: regradeCommentValues{RequestID: 2, ClassID: 1, Author: privID(1, 2), Comment: "Looked again: the points stay restored."}},
 	}
 	if len(fa.proposals) != 1 {
 		t.Fatalf("%d proposals", len(fa.proposals))

@@ -1,13 +1,8 @@
 package tools
 
-// The grading write tool comment_on_regrade_request (docs/writes.md). Like
-// the other write tools (writes.go) it only proposes: it checks as the
-// caller that the request exists in a class they are staff of and still
-// takes comments, shows the request's conversation (each comment a student
-// wrote marked as such) and the comment, and stores the one write an
-// approval makes: a submission_regrade_request_comments row as
-// components/ui/regrade-request-wrapper.tsx inserts it (pawtograder/platform),
-// authored by the caller's private profile, the web app's default.
+// What the regrade request write tools read of their request: the request
+// as the caller sees it, where it is, its score and its conversation, each
+// comment marked as a student's or staff's.
 
 import (
 	"context"
@@ -23,70 +18,11 @@ import (
 // comments.
 const maxRegradeComments = 10
 
-var commentOnRegradeRequestTool = writeTool(Tool{
-	Name:    "comment_on_regrade_request",
-	Title:   "Comment on regrade request",
-	Summary: "Proposes a comment in a regrade request's conversation, posted as you once you approve it on the page whose link the result gives; nothing is written before. The submission's students see it at once. Call again with only action_id to learn its state.",
-	InputSchema: mustSchema(`{
-		"type": "object",
-		"properties": {
-			"class_id": {"type": "number", "description": "The class ID of the regrade request"},
-			"regrade_request_id": {"type": "number", "description": "The regrade request to comment on"},
-			"message": {"type": "string", "description": "The comment to post, as you"},
-			"action_id": {"type": "string", "description": "Instead of proposing: the action_id of an earlier proposal, to learn its state"}
-		}
-	}`),
-	Handler: commentOnRegradeRequest,
-})
-
 // regradeTargetColumns is what a proposal reads of the request.
 const regradeTargetColumns = "id, status, submission_id, initial_points, resolved_points, closed_points," +
 	" rubric_checks!submission_regrade_requests_rubric_check_id_fkey(name, points)," +
 	" assignments!submission_regrade_requests_assignment_id_fkey(title)," +
 	" profiles!submission_regrade_requests_submitted_by_fkey(name)"
-
-func commentOnRegradeRequest(ctx context.Context, c *Call) (any, error) {
-	const tool = "comment_on_regrade_request"
-	if v, ok, err := actionState(ctx, c, tool); ok {
-		return v, err
-	}
-	// Read as the reply tools read theirs; the tool has no staff_only.
-	a, err := readReplyArgs(ctx, c, tool, "regrade_request_id", "message")
-	if err != nil {
-		return nil, err
-	}
-	classID, requestID, message, me := a.classID, a.targetID, a.text, a.me
-	rr, err := regradeTarget(ctx, c, regradeTargetColumns, classID, requestID)
-	if err != nil {
-		return nil, err
-	}
-	status, _ := rr.String("status")
-	switch status {
-	case "draft":
-		return nil, refused("Regrade request %d is a draft the student has not sent; its conversation opens when they send it.", requestID)
-	case "closed":
-		return nil, refused("Regrade request %d is closed; its conversation takes no more comments.", requestID)
-	}
-	conversation, err := regradeConversation(ctx, c, classID, requestID)
-	if err != nil {
-		return nil, err
-	}
-	submissionID := jsjson.String(rr.Value("submission_id"))
-	fields := append(conversation, approval.PreviewField{Label: "Your comment", Text: message})
-	pv := approval.Preview{
-		Action: fmt.Sprintf("Post a comment in regrade request #%d", requestID),
-		As:     me.as(),
-		Where:  regradeWhere(rr, requestID, me.course),
-		Visibility: fmt.Sprintf("The students of submission #%s see it at once, in the regrade request, and are notified, as are its assignee and everyone who commented on it; every instructor and grader of %s can read it",
-			submissionID, me.course),
-		Fields: fields,
-		Write: approval.WritePlan{Table: "submission_regrade_request_comments", Op: "insert",
-			Values: map[string]any{"submission_regrade_request_id": requestID, "class_id": classID, "author": me.privateProfileID, "comment": message},
-			Expect: map[string]any{"status": status}},
-	}
-	args := map[string]any{"class_id": classID, "regrade_request_id": requestID, "message": message}
-	return propose(ctx, c, tool, classID, args, pv)
-}
 
 // regradeTarget reads the regrade request's columns as the caller.
 func regradeTarget(ctx context.Context, c *Call, columns string, classID, requestID int64) (*jsjson.Object, error) {
