@@ -40,7 +40,7 @@ BEGIN
     EXCEPTION WHEN invalid_text_representation THEN
         RETURN NULL;
     END;
-    -- §1.3: one visible row, or none (two would fail PostgREST's single
+    -- docs/contract/tools.md §1.3: one visible row, or none (two would fail PostgREST's single
     -- object read).
     SELECT count(*) INTO v_rows
       FROM public.user_roles AS u
