@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -163,4 +164,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// TestDecisionPointsBoundSharedWithSQL: the points bound the tool checks
+// when proposing is the one its SQL function checks again on approval.
+func TestDecisionPointsBoundSharedWithSQL(t *testing.T) {
+	body := lastDefinition(t, migrationsText(t), "mcp_write_decide_regrade_request")
+	if want := "points < 0 OR points > " + strconv.Itoa(maxRegradePoints); !strings.Contains(body, want) {
+		t.Errorf("mcp_write_decide_regrade_request does not check %q", want)
+	}
 }
