@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -70,6 +72,18 @@ func (s *Server) serveGET(c echo.Context) error {
 	s.metrics.StreamOpened()
 	defer s.metrics.StreamClosed()
 
+	rc, ok := s.openStream(c, log)
+	if !ok {
+		return nil // the client is gone
+	}
+	s.holdStream(c.Request().Context(), c.Response(), rc)
+	return nil
+}
+
+// openStream sends the stream's headers and, when the public functions
+// URL is known, the endpoint event, and flushes them; false means the
+// client is gone.
+func (s *Server) openStream(c echo.Context, log *slog.Logger) (*http.ResponseController, bool) {
 	w := c.Response()
 	h := w.Header()
 	h.Set(echo.HeaderContentType, "text/event-stream")
@@ -81,33 +95,37 @@ func (s *Server) serveGET(c echo.Context) error {
 	w.WriteHeader(http.StatusOK)
 	if s.endpoint != "" {
 		if _, err := w.Write([]byte("event: endpoint\ndata: " + s.endpoint + "\n\n")); err != nil {
-			return nil // the client is gone
+			return nil, false
 		}
 	} else {
 		log.Warn(endpointWarning)
 	}
 	if err := rc.Flush(); err != nil {
 		if !errors.Is(err, http.ErrNotSupported) {
-			return nil // the client is gone
+			return nil, false
 		}
 		// A middleware wrapped the writer without Unwrap: the client will
 		// not see the headers until the stream ends. Worth fixing loudly.
 		log.Error("mcp-server: response writer cannot flush; event stream is buffered", "writer", fmt.Sprintf("%T", w.Writer))
 	}
+	return rc, true
+}
 
+// holdStream keeps an open stream until the client leaves or the server
+// shuts down, sending nothing but the optional keep-alive comments.
+func (s *Server) holdStream(ctx context.Context, w io.Writer, rc *http.ResponseController) {
 	var tick <-chan time.Time
 	if s.keepAlive > 0 {
 		t := time.NewTicker(s.keepAlive)
 		defer t.Stop()
 		tick = t.C
 	}
-	ctx := c.Request().Context()
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-s.streams.done:
-			return nil
+			return
 		case <-tick:
 			_ = rc.SetWriteDeadline(time.Now().Add(keepAliveWriteTimeout))
 			_, err := w.Write([]byte(keepAliveComment))
@@ -115,7 +133,7 @@ func (s *Server) serveGET(c echo.Context) error {
 				err = rc.Flush()
 			}
 			if err != nil && !errors.Is(err, http.ErrNotSupported) {
-				return nil
+				return
 			}
 			_ = rc.SetWriteDeadline(time.Time{})
 		}

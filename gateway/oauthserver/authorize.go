@@ -39,43 +39,18 @@ func (s *Server) authorize(c echo.Context) error {
 		}
 		return s.page(c, http.StatusBadRequest, "This application cannot connect", "The application's registration was not recognised: "+e.Description+".", "Start connecting again from your assistant; if this keeps happening, tell the assistant's developers.")
 	}
-	redirect := q.Get("redirect_uri")
-	switch {
-	case len(q["redirect_uri"]) > 1:
-		return s.page(c, http.StatusBadRequest, "This application cannot connect", "The request names more than one redirect address.", "")
-	case redirect == "" && len(client.RedirectURIs) == 1:
-		redirect = client.RedirectURIs[0]
-	case redirect == "":
-		return s.page(c, http.StatusBadRequest, "This application cannot connect", "The request does not say where to return to (redirect_uri is missing).", "")
-	case !client.HasRedirect(redirect):
-		return s.page(c, http.StatusBadRequest, "This application cannot connect", "The address the application asked to return to is not one it registered, so Pawtograder will not send you there.", "")
+	redirect, refusal := redirectFor(q, client)
+	if refusal != "" {
+		return s.page(c, http.StatusBadRequest, "This application cannot connect", refusal, "")
 	}
 	state := q.Get("state")
 	if len(state) > maxStateLen {
 		return s.redirectError(c, redirect, "", codeInvalidRequest, "state is longer than 1024 characters")
 	}
-	for k, v := range q {
-		if len(v) > 1 && k != "resource" {
-			return s.redirectError(c, redirect, state, codeInvalidRequest, descRepeated)
-		}
+	if code, desc := s.checkAuthorizeQuery(q); code != "" {
+		return s.redirectError(c, redirect, state, code, desc)
 	}
-	if q.Get("response_type") != "code" {
-		return s.redirectError(c, redirect, state, codeUnsupportedResponseType, `response_type must be "code"`)
-	}
-	challenge, method := q.Get("code_challenge"), q.Get("code_challenge_method")
-	switch {
-	case challenge == "":
-		return s.redirectError(c, redirect, state, codeInvalidRequest, "code_challenge is required (PKCE with S256)")
-	case method != "S256":
-		return s.redirectError(c, redirect, state, codeInvalidRequest, `code_challenge_method must be "S256"`)
-	case len(challenge) != 43 || !pkceValue.MatchString(challenge):
-		return s.redirectError(c, redirect, state, codeInvalidRequest, "code_challenge must be the 43-character base64url SHA-256 of the code verifier")
-	}
-	for _, res := range q["resource"] {
-		if !s.isResource(res) {
-			return s.redirectError(c, redirect, state, codeInvalidTarget, "resource must be "+s.opts.ResourceURL)
-		}
-	}
+	challenge := q.Get("code_challenge")
 	p := &pending{
 		ID:               sealing.RandomToken(16),
 		ClientHash:       hashToken(client.ID),
@@ -95,6 +70,58 @@ func (s *Server) authorize(c echo.Context) error {
 		pages.Secure(c.Response().Header())
 		return c.Redirect(http.StatusSeeOther, s.supabase.AuthorizeURL(s.opts.Providers[0], s.endpoint("/callback"), sealing.S256(p.SupabaseVerifier)))
 	}
+	return s.signInPage(c, p)
+}
+
+// redirectFor is where the request may return to, or, when it names no
+// address the client registered, the reason shown on a page instead (an
+// unregistered address is never redirected to).
+func redirectFor(q url.Values, client *Client) (redirect, refusal string) {
+	redirect = q.Get("redirect_uri")
+	switch {
+	case len(q["redirect_uri"]) > 1:
+		return "", "The request names more than one redirect address."
+	case redirect == "" && len(client.RedirectURIs) == 1:
+		return client.RedirectURIs[0], ""
+	case redirect == "":
+		return "", "The request does not say where to return to (redirect_uri is missing)."
+	case !client.HasRedirect(redirect):
+		return "", "The address the application asked to return to is not one it registered, so Pawtograder will not send you there."
+	}
+	return redirect, ""
+}
+
+// checkAuthorizeQuery is the first parameter of an authorization request
+// that is wrong, as an OAuth error code and description ("" when all are
+// right): repeated parameters, the response type, PKCE and the resource.
+func (s *Server) checkAuthorizeQuery(q url.Values) (code, desc string) {
+	for k, v := range q {
+		if len(v) > 1 && k != "resource" {
+			return codeInvalidRequest, descRepeated
+		}
+	}
+	if q.Get("response_type") != "code" {
+		return codeUnsupportedResponseType, `response_type must be "code"`
+	}
+	challenge, method := q.Get("code_challenge"), q.Get("code_challenge_method")
+	switch {
+	case challenge == "":
+		return codeInvalidRequest, "code_challenge is required (PKCE with S256)"
+	case method != "S256":
+		return codeInvalidRequest, `code_challenge_method must be "S256"`
+	case len(challenge) != 43 || !pkceValue.MatchString(challenge):
+		return codeInvalidRequest, "code_challenge must be the 43-character base64url SHA-256 of the code verifier"
+	}
+	for _, res := range q["resource"] {
+		if !s.isResource(res) {
+			return codeInvalidTarget, "resource must be " + s.opts.ResourceURL
+		}
+	}
+	return "", ""
+}
+
+// signInPage lets the person choose among several sign-in providers.
+func (s *Server) signInPage(c echo.Context, p *pending) error {
 	type link struct{ Name, URL string }
 	data := struct {
 		Title      string
