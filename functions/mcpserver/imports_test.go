@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -215,4 +216,67 @@ func TestProtocolLayout(t *testing.T) {
 	if n > maxProtocolFiles {
 		t.Errorf("%s has %d non-test files, at most %d", protocolPackage, n, maxProtocolFiles)
 	}
+}
+
+// maxFunctionLines bounds a product function (its declaration to its
+// closing brace).
+const maxFunctionLines = 80
+
+// portedLongFunctions keep the shape of the JavaScript they port (the
+// minimatch package's comment says why), so they may pass the bound.
+var portedLongFunctions = map[string]bool{
+	"functions/mcpserver/minimatch.expand":         true,
+	"functions/mcpserver/minimatch.matchGlobstar":  true,
+	"functions/mcpserver/minimatch.parseClass":     true,
+	"functions/mcpserver/minimatch.toRegExpSource": true,
+}
+
+// TestProductFunctionsAreSmall: no function of a package the binary links
+// passes maxFunctionLines, but the ported ones.
+func TestProductFunctionsAreSmall(t *testing.T) {
+	root := repoRoot(t)
+	for dir := range productPackages(readImportGraph(t)) {
+		for _, long := range longFunctions(t, filepath.Join(root, filepath.FromSlash(dir))) {
+			if !portedLongFunctions[dir+"."+long.name] {
+				t.Errorf("%s.%s is %d lines, more than %d: split it into functions with one job each", dir, long.name, long.lines, maxFunctionLines)
+			}
+		}
+	}
+}
+
+// longFunction is a function past maxFunctionLines.
+type longFunction struct {
+	name  string
+	lines int
+}
+
+// longFunctions lists the functions of dir's non-test files that pass
+// maxFunctionLines.
+func longFunctions(t *testing.T, dir string) []longFunction {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []longFunction
+	fset := token.NewFileSet()
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			if n := fset.Position(fd.End()).Line - fset.Position(fd.Pos()).Line + 1; n > maxFunctionLines {
+				out = append(out, longFunction{fd.Name.Name, n})
+			}
+		}
+	}
+	return out
 }
