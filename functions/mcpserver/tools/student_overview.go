@@ -1,8 +1,8 @@
 package tools
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"sort"
 
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
