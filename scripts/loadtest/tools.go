@@ -163,6 +163,7 @@ type toolSample struct {
 	p50, p90       time.Duration
 	gatewayCPU     float64 // seconds per call
 	stackCPU       float64 // seconds per call
+	restCPU        float64 // the dev command's share of stackCPU
 	upstreamRoutes map[string]float64
 }
 
@@ -223,6 +224,7 @@ func measureTool(ctx context.Context, o toolsOptions, g benchGateway, client *ht
 		return toolSample{}, err
 	}
 	gwBefore, err1 := ProcCPU(g.pid)
+	restBefore, _ := ProcCPU(o.devPID)
 	stackBefore, err2 := stackCPU(o.devPID, o.pgPID)
 	if err := errors.Join(err1, err2); err != nil {
 		return toolSample{}, err
@@ -237,6 +239,7 @@ func measureTool(ctx context.Context, o toolsOptions, g benchGateway, client *ht
 	wg.Wait()
 	cancel()
 	gwAfter, err1 := ProcCPU(g.pid)
+	restAfter, _ := ProcCPU(o.devPID)
 	stackAfter, err2 := stackCPU(o.devPID, o.pgPID)
 	routesAfter, err3 := upstreamRoutes(ctx, probe)
 	if err := errors.Join(err1, err2, err3); err != nil {
@@ -250,6 +253,7 @@ func measureTool(ctx context.Context, o toolsOptions, g benchGateway, client *ht
 	s := toolSample{calls: n, errs: ta.errCount, firstErr: ta.firstErr,
 		p50: Percentile(ta.all, 50), p90: Percentile(ta.all, 90),
 		gatewayCPU: (gwAfter - gwBefore) / float64(n), stackCPU: (stackAfter - stackBefore) / float64(n),
+		restCPU:        (restAfter - restBefore) / float64(n),
 		upstreamRoutes: map[string]float64{}}
 	for route, v := range routesAfter {
 		if d := v - routesBefore[route]; d > 0 {
@@ -383,7 +387,7 @@ func writeToolsTable(w io.Writer, o toolsOptions, calls []toolCall, samples map[
 // gateway (from the first concurrency's first round: the counts do not
 // depend on load).
 func writeRoutes(w io.Writer, o toolsOptions, calls []toolCall, samples map[string][]toolSample) {
-	fmt.Fprintln(w, "Upstream requests per call by route (authentication included):")
+	fmt.Fprintln(w, "Upstream requests per call by route (authentication included), and the stack's CPU per call split:")
 	fmt.Fprintln(w)
 	for _, tc := range calls {
 		var parts []string
@@ -396,7 +400,8 @@ func writeRoutes(w io.Writer, o toolsOptions, calls []toolCall, samples map[stri
 			for _, r := range sortedKeys(ss[0].upstreamRoutes) {
 				routes = append(routes, fmt.Sprintf("%s %.1f", r, ss[0].upstreamRoutes[r]))
 			}
-			parts = append(parts, g.name+": "+strings.Join(routes, ", "))
+			parts = append(parts, fmt.Sprintf("%s: %s (stack CPU ms: REST API %.2f, PostgreSQL %.2f)", g.name, strings.Join(routes, ", "),
+				ss[0].restCPU*1000, (ss[0].stackCPU-ss[0].restCPU)*1000))
 		}
 		fmt.Fprintf(w, "- `%s`: %s\n", tc.name, strings.Join(parts, "; "))
 	}
