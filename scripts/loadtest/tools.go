@@ -44,6 +44,13 @@ var seededToolCalls = []toolCall{
 	{"list_submission_tests", `{"submission_id":3,"class_id":1}`},
 	{"get_test_output", `{"submission_id":3,"class_id":1,"test_id":11}`},
 	{"get_submission_build_output", `{"submission_id":3,"class_id":1}`},
+	// The four GitHub tools read the assignment's (or autograder's) row;
+	// the dev stack has no GitHub, so their rows measure that read and the
+	// answer without the repository's files.
+	{"list_grader_files", `{"assignment_id":1,"class_id":1}`},
+	{"get_grader_files", `{"assignment_id":1,"class_id":1}`},
+	{"list_handout_files", `{"assignment_id":1,"class_id":1}`},
+	{"get_handout_files", `{"assignment_id":1,"class_id":1}`},
 	{"get_submissions_for_student", `{"student_profile_id":"30000001-0000-4000-8000-000000000003","assignment_id":1,"class_id":1,"include_files":true}`},
 	{"get_assignment", `{"assignment_id":1,"class_id":1}`},
 	{"search_help_requests", `{"class_id":1,"limit":50}`},
