@@ -106,6 +106,9 @@ type RequestLogConfig struct {
 	// Observe, when set, receives every request, skipped or not, for
 	// metrics.
 	Observe func(function, method string, status int, d time.Duration, stream bool)
+	// refusals, when set, bounds the lines of refused (401) requests
+	// (refusallog.go); nil logs every one.
+	refusals *refusalLog
 }
 
 // maxLoggedPath truncates logged paths; the functions' paths are short and
@@ -136,7 +139,8 @@ func wrapRequest(cfg RequestLogConfig, limit int64) echo.MiddlewareFunc {
 			if err := serveRecovered(c, next, cfg.Logger, limit); err != nil {
 				c.Error(err)
 			}
-			logRequestOf(c, cfg, time.Since(start))
+			now := time.Now()
+			logRequestOf(c, cfg, now, now.Sub(start))
 			return nil
 		}
 	}
@@ -171,7 +175,7 @@ func serveRecovered(c echo.Context, next echo.HandlerFunc, log *slog.Logger, lim
 }
 
 // logRequestOf observes and logs the finished request.
-func logRequestOf(c echo.Context, cfg RequestLogConfig, elapsed time.Duration) {
+func logRequestOf(c echo.Context, cfg RequestLogConfig, now time.Time, elapsed time.Duration) {
 	req, res := c.Request(), c.Response()
 	info := requestInfoOf(c)
 	if cfg.Observe != nil {
@@ -180,6 +184,13 @@ func logRequestOf(c echo.Context, cfg RequestLogConfig, elapsed time.Duration) {
 	}
 	if cfg.Skipper != nil && cfg.Skipper(c) {
 		return
+	}
+	var notLogged int64
+	if res.Status == http.StatusUnauthorized && cfg.refusals != nil {
+		var ok bool
+		if ok, notLogged = cfg.refusals.admit(now); !ok {
+			return
+		}
 	}
 	path := info.originalPath
 	if len(path) > maxLoggedPath {
@@ -192,5 +203,6 @@ func logRequestOf(c echo.Context, cfg RequestLogConfig, elapsed time.Duration) {
 	logRequest(req.Context(), cfg.Logger, level, requestLine{
 		method: req.Method, path: path, function: info.function,
 		status: res.Status, elapsed: elapsed, bytes: res.Size,
+		refusalsNotLogged: notLogged,
 	})
 }

@@ -40,23 +40,26 @@ func TestRequestLogLine(t *testing.T) {
 		want      string
 	}{
 		{"401", slog.LevelInfo, "0123456789abcdef0123456789abcdef",
-			requestLine{"POST", "/functions/v1/mcp-server", "mcp-server", 401, 52 * time.Microsecond, 80},
+			requestLine{"POST", "/functions/v1/mcp-server", "mcp-server", 401, 52 * time.Microsecond, 80, 0},
 			`{"time":"T","level":"INFO","msg":"request","version":"v1.2.3","method":"POST","path":"/functions/v1/mcp-server","function":"mcp-server","status":401,"duration_ms":0.052,"bytes":80,"request_id":"0123456789abcdef0123456789abcdef"}`},
 		{"500 at warn", slog.LevelWarn, "req-1",
-			requestLine{"GET", "/mcp-tokens", "mcp-tokens", 500, 1500 * time.Microsecond, 33},
+			requestLine{"GET", "/mcp-tokens", "mcp-tokens", 500, 1500 * time.Microsecond, 33, 0},
 			`{"time":"T","level":"WARN","msg":"request","version":"v1.2.3","method":"GET","path":"/mcp-tokens","function":"mcp-tokens","status":500,"duration_ms":1.5,"bytes":33,"request_id":"req-1"}`},
 		{"no function, sub-microsecond", slog.LevelInfo, "x",
-			requestLine{"GET", "/nope", "", 404, 999 * time.Nanosecond, 0},
+			requestLine{"GET", "/nope", "", 404, 999 * time.Nanosecond, 0, 0},
 			`{"time":"T","level":"INFO","msg":"request","version":"v1.2.3","method":"GET","path":"/nope","function":"","status":404,"duration_ms":0,"bytes":0,"request_id":"x"}`},
 		{"no request id", slog.LevelInfo, "",
-			requestLine{"GET", "/x", "", 404, time.Millisecond, 0},
+			requestLine{"GET", "/x", "", 404, time.Millisecond, 0, 0},
 			`{"time":"T","level":"INFO","msg":"request","version":"v1.2.3","method":"GET","path":"/x","function":"","status":404,"duration_ms":1,"bytes":0}`},
 		{"long duration, large body", slog.LevelInfo, "r",
-			requestLine{"POST", "/functions/v1/mcp-server", "mcp-server", 200, 12345678 * time.Microsecond, 1 << 40},
+			requestLine{"POST", "/functions/v1/mcp-server", "mcp-server", 200, 12345678 * time.Microsecond, 1 << 40, 0},
 			`{"time":"T","level":"INFO","msg":"request","version":"v1.2.3","method":"POST","path":"/functions/v1/mcp-server","function":"mcp-server","status":200,"duration_ms":12345.678,"bytes":1099511627776,"request_id":"r"}`},
 		{"characters JSON escapes", slog.LevelInfo, "r",
-			requestLine{"GET", "/a\"b\\c<d>&\n\x01é", "", 404, time.Millisecond, 1},
+			requestLine{"GET", "/a\"b\\c<d>&\n\x01é", "", 404, time.Millisecond, 1, 0},
 			`{"time":"T","level":"INFO","msg":"request","version":"v1.2.3","method":"GET","path":"/a\"b\\c<d>&\n\u0001é","function":"","status":404,"duration_ms":1,"bytes":1,"request_id":"r"}`},
+		{"a refusal after refusals left out", slog.LevelInfo, "r",
+			requestLine{"POST", "/functions/v1/mcp-server", "mcp-server", 401, 40 * time.Microsecond, 80, 1234},
+			`{"time":"T","level":"INFO","msg":"request","version":"v1.2.3","method":"POST","path":"/functions/v1/mcp-server","function":"mcp-server","status":401,"duration_ms":0.04,"bytes":80,"refusals_not_logged":1234,"request_id":"r"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -148,7 +148,7 @@ func New(opts Options) (*Server, error) {
 		e.Pre(unroutedMethods(unrouted))
 	}
 	e.Pre(opts.Pre...)
-	e.Use(wrapRequest(RequestLogConfig{Logger: s.log, Skipper: isOperationsPath, Observe: opts.ObserveRequest}, opts.BodyLimit))
+	e.Use(wrapRequest(RequestLogConfig{Logger: s.log, Skipper: isOperationsPath, Observe: opts.ObserveRequest, refusals: newRefusalLog()}, opts.BodyLimit))
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)

@@ -11,6 +11,9 @@
 //	loadtest freeport   print a free TCP port on 127.0.0.1
 //	loadtest fakebackend [-listen 127.0.0.1:0] [-env-file F]
 //	                    serve canned PostgREST/Auth answers (fakebackend.go)
+//	loadtest tools -env-file F -gateway NAME=URL,PID,METRICS_URL [-gateway …] -dev-pid P -pg-pid P
+//	                    every read tool and write proposal against each
+//	                    gateway in alternation (tools.go)
 //	loadtest floor -record GATEWAY_URL -token T -upstream FAKE_URL [-listen 127.0.0.1:0]
 //	                    serve the gateway's recorded answers from a bare
 //	                    net/http handler doing only the upstream reads
@@ -80,6 +83,16 @@ func main() {
 			os.Exit(1)
 		}
 		fmt.Fprintln(os.Stdout, port) // the command's output, read by scripts/bench
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "tools" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err := toolsCommand(ctx, os.Args[2:], os.Stdout, os.Stderr)
+		stop()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "loadtest tools:", err)
+			os.Exit(1)
+		}
 		return
 	}
 	if len(os.Args) > 1 {

@@ -37,6 +37,52 @@ func ParseStatCPU(stat []byte) (float64, error) {
 	return float64(utime+stime) / userHZ, nil
 }
 
+// ParseStatCPUWithChildren returns utime+stime+cutime+cstime in seconds
+// (fields 14 to 17): a process's own CPU and that of the children it has
+// waited for, as PostgreSQL's postmaster reaps its backends.
+func ParseStatCPUWithChildren(stat []byte) (float64, error) {
+	f, err := statFields(stat, 17)
+	if err != nil {
+		return 0, err
+	}
+	var sum uint64
+	for _, v := range f[11:15] {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("stat: %w", err)
+		}
+		sum += n
+	}
+	return float64(sum) / userHZ, nil
+}
+
+// ParseStatPPID returns the parent pid (field 4), or -1.
+func ParseStatPPID(stat []byte) int {
+	f, err := statFields(stat, 4)
+	if err != nil {
+		return -1
+	}
+	n, err := strconv.Atoi(f[1])
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// statFields returns the fields after the command name (f[0] is field 3),
+// at least up to field last.
+func statFields(stat []byte, last int) ([]string, error) {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return nil, errors.New("stat: no command name")
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	if len(f) < last-2 {
+		return nil, fmt.Errorf("stat: %d fields after the command name, want at least %d", len(f), last-2)
+	}
+	return f, nil
+}
+
 // Memory is what /proc/<pid>/status reports about resident memory.
 type Memory struct {
 	RSS  uint64 // VmRSS in bytes

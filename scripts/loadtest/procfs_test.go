@@ -135,3 +135,22 @@ func TestOutgoingConns(t *testing.T) {
 		t.Errorf("OutgoingConns = %d, want 1", got)
 	}
 }
+
+// TestParseStatChildrenAndPPID reads fields 4 and 14–17 after a command
+// name holding spaces and parentheses.
+func TestParseStatChildrenAndPPID(t *testing.T) {
+	stat := []byte("4242 (post gres) (x)) S 77 4242 4242 0 -1 4194560 100 0 0 0 150 50 300 25 20 0 1 0 100 0 0")
+	cpu, err := ParseStatCPUWithChildren(stat)
+	if err != nil || cpu != 5.25 {
+		t.Errorf("ParseStatCPUWithChildren = %v, %v; want 5.25", cpu, err)
+	}
+	if got := ParseStatPPID(stat); got != 77 {
+		t.Errorf("ParseStatPPID = %d, want 77", got)
+	}
+	if _, err := ParseStatCPUWithChildren([]byte("1 (x) S 1 1")); err == nil {
+		t.Error("short stat: no error")
+	}
+	if got := ParseStatPPID([]byte("no name")); got != -1 {
+		t.Errorf("ParseStatPPID without a name = %d, want -1", got)
+	}
+}

@@ -9,10 +9,12 @@
 -- id); embedding cannot say it, since every list hangs off the private
 -- profile id the first read finds.
 --
---   * mcp_student_overview — one JSON object with the rows of each of
---     those reads, exactly as the REST reads would return them, or null
---     when the public profile id is not one user_roles row of the class
---     the caller may see (or is not a uuid).
+--   * mcp_student_overview — one row: the student's private profile id
+--     and, in overview, a JSON object with the rows of each of those
+--     reads, exactly as the REST reads would return them; no row when the
+--     public profile id is not one user_roles row of the class the caller
+--     may see (or is not a uuid). Two columns, so PostgREST answers rows
+--     as objects (a function of one column returns its type).
 --
 -- SECURITY INVOKER: every statement runs as the caller, under the same
 -- row-level security as the REST reads it replaces (the embedded
@@ -23,7 +25,7 @@
 -- exist, as the gateway's other migrations do. Idempotent.
 
 CREATE OR REPLACE FUNCTION public.mcp_student_overview(p_class_id bigint, p_student_profile_id text)
-RETURNS json
+RETURNS TABLE (private_profile_id uuid, overview json)
 LANGUAGE plpgsql
 STABLE
 SECURITY INVOKER
@@ -38,7 +40,7 @@ BEGIN
     BEGIN
         v_public := p_student_profile_id::uuid;
     EXCEPTION WHEN invalid_text_representation THEN
-        RETURN NULL;
+        RETURN;
     END;
     -- docs/contract/tools.md §1.3: one visible row, or none (two would fail PostgREST's single
     -- object read).
@@ -46,17 +48,16 @@ BEGIN
       FROM public.user_roles AS u
      WHERE u.class_id = p_class_id AND u.public_profile_id = v_public;
     IF v_rows <> 1 THEN
-        RETURN NULL;
+        RETURN;
     END IF;
     SELECT u.private_profile_id, p.name INTO v_private, v_name
       FROM public.user_roles AS u
       LEFT JOIN public.profiles AS p ON p.id = u.public_profile_id
      WHERE u.class_id = p_class_id AND u.public_profile_id = v_public;
     IF v_private IS NULL THEN
-        RETURN NULL;
+        RETURN;
     END IF;
-    RETURN json_build_object(
-        'private_profile_id', v_private,
+    RETURN QUERY SELECT v_private, json_build_object(
         'name', v_name,
         'assignments', (
             SELECT coalesce(json_agg(a), '[]')

@@ -474,13 +474,6 @@ func uniqueStrings(ids []string) []string {
 	return out
 }
 
-// jsObject returns v as a non-nil object; handlers use it on the `any`
-// results of shared helpers, which may hold a typed nil.
-func jsObject(v any) (*jsjson.Object, bool) {
-	o, ok := v.(*jsjson.Object)
-	return o, ok && o != nil
-}
-
 // ttlCache is an LRU of capacity entries whose values stay fresh for ttl
 // after they were written. It is read with Peek, so the entry dropped at
 // capacity is the least recently written. cachedAt lives in the entry and

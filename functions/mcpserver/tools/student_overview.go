@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"sort"
 
@@ -142,20 +141,19 @@ type studentActivity struct {
 // groups too), which embedding cannot say: the reads are one call of the
 // SQL function mcp_student_overview, which runs as the caller (SECURITY
 // INVOKER, so row-level security applies as to the REST reads) and
-// returns each read's rows as PostgREST would.
+// returns each read's rows as PostgREST would, in one row (none when the
+// profile is not a member the caller may see).
 func getStudentOverview(ctx context.Context, c *Call) (*studentOverviewResult, error) {
 	publicID := arg(c.Args, "student_profile_id")
 	raw, err := c.DB.ReadRPC(ctx, "mcp_student_overview", map[string]any{
 		"p_class_id":           c.Args.Value("class_id"),
 		"p_student_profile_id": c.Args.Value("student_profile_id"),
 	})
-	if err == nil && bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		return nil, nil // not a member the caller may see
+	rows, _ := c.pgRows(ctx, raw, err)
+	if len(rows) == 0 {
+		return nil, nil // not a member the caller may see (or a failed read, noted)
 	}
-	found := c.pgObject(ctx, raw, err)
-	if found == nil {
-		return nil, nil
-	}
+	found, _ := rows[0].Object("overview")
 	read := studentActivityOf(found)
 	limit := boundedLimit(c, "limit", studentOverviewDefault, studentOverviewMax)
 	return &studentOverviewResult{
