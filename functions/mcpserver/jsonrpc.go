@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 )
@@ -48,6 +49,9 @@ type response struct {
 	// answered with 403 and this challenge (writeResponse); inside a batch,
 	// whose one status covers every element, it is not used.
 	challenge []string
+	// retryAfter, when positive, is sent as Retry-After on a single
+	// answer (a call refused by the connection's limit, callhook.go).
+	retryAfter time.Duration
 }
 
 // overflowID is a numeric id too large for a double, kept as the client

@@ -138,6 +138,7 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 	start := time.Now()
 	ctx, upstream := withUpstreamCounter(ctx)
 	outcome := OutcomeError
+	var text []byte // the answer's JSON text, for Options.Calls
 	defer func() {
 		// A panicking tool must not take the batch (or the process) down.
 		if r := recover(); r != nil {
@@ -147,7 +148,12 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 		d := time.Since(start)
 		s.metrics.ToolCall(name, outcome, d)
 		s.auditToolCall(cl, name, args, outcome, d, upstream.Load())
+		s.callDone(cl, start, name, args, outcome, d, text)
 	}()
+	if refused := s.admitCall(cl, id); refused != nil {
+		outcome = OutcomeRateLimited
+		return refused
+	}
 	if structuredOutput(cl.version) {
 		ctx = tools.WithNegotiated(ctx) // fields the original lacks (S31)
 	}
@@ -180,7 +186,7 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 		result = pr.Value
 	}
 	result = s.cleanResult(cl, name, result, log)
-	text, err := jsjson.MarshalIndent(result)
+	text, err = jsjson.MarshalIndent(result)
 	if err != nil {
 		log.Error("mcp-server: encoding tool result", "tool", name, "error", err)
 		return errorResponse(id, codeServerError, msgInternalError)

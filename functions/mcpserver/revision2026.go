@@ -5,10 +5,12 @@ import (
 	"encoding/base64"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/toolcall"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 )
 
@@ -283,6 +285,9 @@ func (s *Server) writeResponse(c echo.Context, status int, r *response, log *slo
 	if r.challenge != nil {
 		status = http.StatusForbidden
 		c.Response().Header()["Www-Authenticate"] = r.challenge
+	}
+	if r.retryAfter > 0 {
+		c.Response().Header()["Retry-After"] = []string{strconv.Itoa(toolcall.Seconds(r.retryAfter))}
 	}
 	if r.err == nil && len(r.result) >= pieceWriteMin {
 		// A large result (a cached tools/list, a big submission) goes out

@@ -144,7 +144,7 @@ func (m *Metrics) ToolCall(tool, outcome string, d time.Duration) {
 		return
 	}
 	tool = clamp(tool, m.knownTools)
-	outcome = clamp(outcome, []string{"ok", "error", "invalid_params", "forbidden", "unknown_tool", "read_failed"})
+	outcome = clamp(outcome, []string{"ok", "error", "invalid_params", "forbidden", "unknown_tool", "read_failed", "rate_limited"})
 	m.toolCalls.WithLabelValues(tool, outcome).Inc()
 	m.toolDuration.WithLabelValues(tool).Observe(d.Seconds())
 }

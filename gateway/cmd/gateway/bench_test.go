@@ -94,6 +94,9 @@ func benchGateway(b *testing.B) (http.Handler, string) {
 		// The fake Auth is on loopback, which a public gateway must not
 		// advertise (config refuses it); the benchmark needs no OAuth.
 		"GATEWAY_OAUTH_SERVER": "off",
+		// One token makes every call: the per-connection limit would
+		// refuse most of them.
+		"GATEWAY_TOOL_CALLS_PER_MINUTE": "0",
 	}
 	cfg, err := config.Load(func(k string) string { return vars[k] })
 	if err != nil {

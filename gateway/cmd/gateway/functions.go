@@ -17,6 +17,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/approval"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/redact"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/repofiles"
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/toolcall"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 	"github.com/pawtograder/mcp-gateway/functions/mcptokens"
 	"github.com/pawtograder/mcp-gateway/gateway"
@@ -197,7 +198,11 @@ func buildFunctions(cfg config.Config, log *slog.Logger, audit *slog.Logger) (*w
 	if err != nil {
 		return nil, err
 	}
-	server, err := buildMCPServer(cfg, log, audit, auth, users, front, w.metrics, approvals)
+	calls, err := buildCallHooks(cfg, w.metrics) // activity.go
+	if err != nil {
+		return nil, err
+	}
+	server, err := buildMCPServer(cfg, log, audit, auth, users, front, w.metrics, approvals, calls)
 	if err != nil {
 		return nil, err
 	}
@@ -407,7 +412,7 @@ func mountMCPServerOff(w *wiring, mountIssuer func(*echo.Group)) {
 }
 
 // buildMCPServer builds mcp-server with its tools and their GitHub client.
-func buildMCPServer(cfg config.Config, log *slog.Logger, audit *slog.Logger, auth *mcpauth.Authenticator, users *userclient.Factory, front oauthFront, m *metrics.Metrics, approvals *approval.Service) (*mcpserver.Server, error) {
+func buildMCPServer(cfg config.Config, log *slog.Logger, audit *slog.Logger, auth *mcpauth.Authenticator, users *userclient.Factory, front oauthFront, m *metrics.Metrics, approvals *approval.Service, calls toolcall.Hook) (*mcpserver.Server, error) {
 	repos, err := repofiles.New(repofiles.Options{
 		AppID:         cfg.GitHubAppID,
 		PrivateKeyPEM: cfg.GitHubPrivateKey,
@@ -443,6 +448,7 @@ func buildMCPServer(cfg config.Config, log *slog.Logger, audit *slog.Logger, aut
 		Redact:              redact.New(cfg.RedactKeys),
 		AllowedOrigins:      cfg.AllowedOrigins,
 		TrustedOrigins:      ownOrigins(cfg),
+		Calls:               calls,
 	})
 }
 
