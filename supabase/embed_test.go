@@ -26,7 +26,7 @@ func TestClassification(t *testing.T) {
 		{"Bootstrap", Bootstrap(), []string{"fixtures/00_supabase_roles.sql"}},
 		{"Fixtures", Fixtures(), []string{"fixtures/10_schema.sql", "fixtures/15_triggers.sql", "fixtures/20_rls.sql"}},
 		{"Seed", Seed(), []string{"fixtures/90_seed.sql"}},
-		{"Migrations", Migrations(), []string{"migrations/20261129230000_mcp_gateway_tokens.sql", "migrations/20261201020000_mcp_oauth.sql", "migrations/20261202080000_mcp_oauth_single_use.sql", "migrations/20261202090000_mcp_oauth_grant_functions.sql", "migrations/20261202100000_mcp_pending_actions.sql", "migrations/20261203000000_mcp_pending_action_approve.sql", "migrations/20261203010000_mcp_oauth_step_up.sql", "migrations/20261204000000_mcp_auth_lookup.sql", "migrations/20261204020000_mcp_grading_writes.sql", "migrations/20261204030000_mcp_grading_decisions.sql"}},
+		{"Migrations", Migrations(), []string{"migrations/20261129230000_mcp_gateway_tokens.sql", "migrations/20261201020000_mcp_oauth.sql", "migrations/20261202080000_mcp_oauth_single_use.sql", "migrations/20261202090000_mcp_oauth_grant_functions.sql", "migrations/20261202100000_mcp_pending_actions.sql", "migrations/20261203000000_mcp_pending_action_approve.sql", "migrations/20261203010000_mcp_oauth_step_up.sql", "migrations/20261204000000_mcp_auth_lookup.sql", "migrations/20261204020000_mcp_grading_writes.sql", "migrations/20261204030000_mcp_grading_decisions.sql", "migrations/20261207200000_mcp_activity.sql"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,26 +1,63 @@
 package main
 
 import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/activityrecord"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/toolcall"
 	"github.com/pawtograder/mcp-gateway/gateway/calllimit"
 	"github.com/pawtograder/mcp-gateway/gateway/config"
-	"github.com/pawtograder/mcp-gateway/gateway/metrics"
 )
+
+// recorderCloseTimeout bounds the last flush of the activity record at
+// shutdown, after the last request has finished.
+const recorderCloseTimeout = 10 * time.Second
 
 // buildCallHooks builds what watches mcp-server's tool calls
 // (docs/activity.md): the per-connection limit when
-// GATEWAY_TOOL_CALLS_PER_MINUTE is not 0. nil when nothing watches.
-func buildCallHooks(cfg config.Config, m *metrics.Metrics) (toolcall.Hook, error) {
+// GATEWAY_TOOL_CALLS_PER_MINUTE is not 0, and the activity record when
+// GATEWAY_ACTIVITY_RECORD=on, whose batches go through the service-role
+// client of the auth layer (serviceDB) from a worker no tool handler
+// reaches. The record's purge runs in the background and its queue is
+// written out when the gateway closes. nil when nothing watches.
+func buildCallHooks(cfg config.Config, log *slog.Logger, up upstreams, w *wiring) (toolcall.Hook, *activityrecord.Recorder, error) {
 	var hooks toolcall.Hooks
 	if cfg.ToolCallsPerMinute > 0 {
-		lim, err := calllimit.New(calllimit.Options{PerMinute: cfg.ToolCallsPerMinute, Metrics: m.Registry()})
+		lim, err := calllimit.New(calllimit.Options{PerMinute: cfg.ToolCallsPerMinute, Metrics: w.metrics.Registry()})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		hooks = append(hooks, lim)
 	}
-	if len(hooks) == 0 {
-		return nil, nil
+	var rec *activityrecord.Recorder
+	if cfg.ActivityRecord {
+		svc, err := serviceDB(cfg, up)
+		if err != nil {
+			return nil, nil, err
+		}
+		rec, err = activityrecord.New(activityrecord.Options{Store: activityrecord.NewPostgRESTStore(svc),
+			Retention: cfg.ActivityRetention, Logger: log, Metrics: w.metrics.Registry()})
+		if err != nil {
+			return nil, nil, err
+		}
+		hooks = append(hooks, rec)
+		w.background = append(w.background, rec.RunPurge)
+		closeRest := w.close
+		w.close = func() {
+			ctx, cancel := context.WithTimeout(context.Background(), recorderCloseTimeout)
+			defer cancel()
+			if err := rec.Close(ctx); err != nil {
+				log.Warn("activity record: rows still queued at shutdown were not written", "error", err.Error())
+			}
+			if closeRest != nil {
+				closeRest()
+			}
+		}
 	}
-	return hooks, nil
+	if len(hooks) == 0 {
+		return nil, rec, nil
+	}
+	return hooks, rec, nil
 }

@@ -47,6 +47,8 @@ var knownTables = []string{
 	"submissions", "submission_files", "grader_results", "grader_result_tests", "grader_result_output",
 	"help_queues", "help_requests", "help_request_messages", "discussion_topics", "discussion_threads",
 	"mcp_oauth_codes", "mcp_oauth_refresh_tokens", "mcp_oauth_grants", "mcp_oauth_decided_authorizations",
+	"mcp_activity", "mcp_activity_record", "mcp_activity_purge", "mcp_activity_mine", "mcp_activity_class_days",
+	"mcp_activity_class_students", "mcp_activity_my_pending",
 }
 
 // wiring is everything the functions need, built once from the config.
@@ -198,7 +200,7 @@ func buildFunctions(cfg config.Config, log *slog.Logger, audit *slog.Logger) (*w
 	if err != nil {
 		return nil, err
 	}
-	calls, err := buildCallHooks(cfg, w.metrics) // activity.go
+	calls, _, err := buildCallHooks(cfg, log, up, w) // activity.go
 	if err != nil {
 		return nil, err
 	}
