@@ -178,6 +178,21 @@ AS $$
      LIMIT 2000;
 $$;
 
+-- The class's calls since p_since whose answers held p_student's records,
+-- newest first (a student's reads on the class activity page).
+CREATE OR REPLACE FUNCTION public.mcp_activity_student_reads(p_class_id bigint, p_student uuid, p_since timestamptz, p_limit integer)
+RETURNS TABLE (at timestamptz, user_id uuid, client_name text, tool text, outcome text, student_profile_ids uuid[])
+LANGUAGE sql STABLE
+SET search_path = ''
+AS $$
+    SELECT a.at, a.user_id, a.client_name, a.tool, a.outcome, a.student_profile_ids
+      FROM public.mcp_activity AS a
+     WHERE a.class_id = p_class_id AND a.at >= p_since AND a.student_profile_ids @> ARRAY[p_student]
+       AND public.mcp_activity_is_instructor(p_class_id)
+     ORDER BY a.at DESC
+     LIMIT least(greatest(p_limit, 1), 1000);
+$$;
+
 -- The caller's own proposals waiting for approval (the Connections page).
 -- mcp_pending_actions is closed to every role but the service role, so
 -- this definer function answers only rows of auth.uid().
@@ -199,11 +214,13 @@ REVOKE ALL ON FUNCTION public.mcp_activity_purge(timestamptz, integer) FROM PUBL
 REVOKE ALL ON FUNCTION public.mcp_activity_mine(timestamptz) FROM PUBLIC, anon;
 REVOKE ALL ON FUNCTION public.mcp_activity_class_days(bigint, timestamptz) FROM PUBLIC, anon;
 REVOKE ALL ON FUNCTION public.mcp_activity_class_students(bigint, timestamptz) FROM PUBLIC, anon;
+REVOKE ALL ON FUNCTION public.mcp_activity_student_reads(bigint, uuid, timestamptz, integer) FROM PUBLIC, anon;
 REVOKE ALL ON FUNCTION public.mcp_activity_my_pending() FROM PUBLIC, anon;
 GRANT EXECUTE ON FUNCTION public.mcp_activity_is_instructor(bigint) TO authenticated;
 GRANT EXECUTE ON FUNCTION public.mcp_activity_mine(timestamptz) TO authenticated;
 GRANT EXECUTE ON FUNCTION public.mcp_activity_class_days(bigint, timestamptz) TO authenticated;
 GRANT EXECUTE ON FUNCTION public.mcp_activity_class_students(bigint, timestamptz) TO authenticated;
+GRANT EXECUTE ON FUNCTION public.mcp_activity_student_reads(bigint, uuid, timestamptz, integer) TO authenticated;
 GRANT EXECUTE ON FUNCTION public.mcp_activity_my_pending() TO authenticated;
 GRANT EXECUTE ON FUNCTION public.mcp_activity_record(jsonb, timestamptz) TO service_role;
 GRANT EXECUTE ON FUNCTION public.mcp_activity_purge(timestamptz, integer) TO service_role;

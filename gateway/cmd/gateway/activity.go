@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"time"
 
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/activitypages"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/activityrecord"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/toolcall"
 	"github.com/pawtograder/mcp-gateway/gateway/calllimit"
 	"github.com/pawtograder/mcp-gateway/gateway/config"
+	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )
 
 // recorderCloseTimeout bounds the last flush of the activity record at
@@ -60,4 +63,37 @@ func buildCallHooks(cfg config.Config, log *slog.Logger, up upstreams, w *wiring
 		return nil, rec, nil
 	}
 	return hooks, rec, nil
+}
+
+// buildActivityPages sets up the Connections and class activity pages
+// when GATEWAY_ACTIVITY_RECORD=on (docs/activity.md): signed in through
+// the project's Supabase Auth, reading as the person through users.
+func buildActivityPages(cfg config.Config, log *slog.Logger, up upstreams, users *userclient.Factory, w *wiring) error {
+	if !cfg.ActivityRecord {
+		return nil
+	}
+	anonKey := cfg.SupabaseAnonKey
+	if cfg.AuthDirect {
+		anonKey = "" // GoTrue itself ignores apikey; only Kong checks it
+	}
+	publicAuth := cfg.OAuthIssuer
+	if publicAuth == "" {
+		publicAuth = up.authURL
+	}
+	pages, err := activitypages.New(activitypages.Options{
+		BaseURL:       strings.TrimRight(cfg.PublicURL.String(), "/") + "/functions/v1/" + slugMCPServer,
+		Users:         users,
+		Secrets:       cfg.OAuthServer.Secrets,
+		AuthURL:       up.authURL,
+		AuthPublicURL: publicAuth,
+		AnonKey:       anonKey,
+		Providers:     cfg.OAuthServer.Providers,
+		HTTPClient:    up.auth,
+		Logger:        log,
+	})
+	if err != nil {
+		return err
+	}
+	w.pages = pages.Register
+	return nil
 }

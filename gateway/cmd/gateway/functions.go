@@ -48,7 +48,7 @@ var knownTables = []string{
 	"help_queues", "help_requests", "help_request_messages", "discussion_topics", "discussion_threads",
 	"mcp_oauth_codes", "mcp_oauth_refresh_tokens", "mcp_oauth_grants", "mcp_oauth_decided_authorizations",
 	"mcp_activity", "mcp_activity_record", "mcp_activity_purge", "mcp_activity_mine", "mcp_activity_class_days",
-	"mcp_activity_class_students", "mcp_activity_my_pending",
+	"mcp_activity_class_students", "mcp_activity_student_reads", "mcp_activity_my_pending", "mcp_activity_is_instructor", "classes",
 }
 
 // wiring is everything the functions need, built once from the config.
@@ -61,6 +61,9 @@ type wiring struct {
 	metrics    *metrics.Metrics
 	// background runs for the life of the server (run starts each).
 	background []func(ctx context.Context)
+	// pages mounts the activity record's pages in mcp-server's group
+	// (activity.go); nil when they are off.
+	pages func(g *echo.Group)
 }
 
 // newUpstreamTransport is the pooled transport the functions' upstream
@@ -202,6 +205,9 @@ func buildFunctions(cfg config.Config, log *slog.Logger, audit *slog.Logger) (*w
 	}
 	calls, _, err := buildCallHooks(cfg, log, up, w) // activity.go
 	if err != nil {
+		return nil, err
+	}
+	if err := buildActivityPages(cfg, log, up, users, w); err != nil {
 		return nil, err
 	}
 	server, err := buildMCPServer(cfg, log, audit, auth, users, front, w.metrics, approvals, calls)
@@ -469,6 +475,9 @@ func mountMCPServer(w *wiring, log *slog.Logger, server *mcpserver.Server, front
 	w.functions = append(w.functions, gateway.Function{Slug: slugMCPServer, Register: func(g *echo.Group) {
 		if approvals != nil {
 			approvals.Register(g)
+		}
+		if w.pages != nil {
+			w.pages(g)
 		}
 		if front.meta != nil {
 			g.Any(protectedresource.WellKnownPath, front.meta.Serve)
