@@ -66,6 +66,12 @@ type Options struct {
 	Retention time.Duration
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
+	// StudentTools, when set, are the tools whose answers can name a
+	// student (main passes those whose output schema has a
+	// student_profile_id): only their answers are read for students, so a
+	// large answer without any (a file's contents) costs nothing. Nil reads
+	// every answer.
+	StudentTools map[string]bool
 	// Logger receives drops and failed writes. Default: discard.
 	Logger *slog.Logger
 	// Metrics, when set, registers the recorder's series.
@@ -141,7 +147,7 @@ func (r *Recorder) Done(e *toolcall.Event) {
 		r.m.rows.WithLabelValues("refusal_folded").Inc()
 		return
 	}
-	row := rowOf(e)
+	row := rowOf(e, r.opts.StudentTools == nil || r.opts.StudentTools[e.Tool])
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	if r.closed {
@@ -166,15 +172,18 @@ const outcomeRateLimited = "rate_limited"
 const maxToolName = 64
 
 // rowOf is the row of e: a fresh call id, the time in milliseconds, and
-// the students of the answer.
-func rowOf(e *toolcall.Event) Row {
+// the students of the answer when readStudents.
+func rowOf(e *toolcall.Event, readStudents bool) Row {
 	tool := e.Tool
 	if len(tool) > maxToolName {
 		tool = strings.ToValidUTF8(tool[:maxToolName], "") + "…"
 	}
 	row := Row{CallID: uuid.NewString(), At: e.At.UTC().Format("2006-01-02T15:04:05.000Z"),
 		UserID: e.Principal.UserID, TokenID: e.Principal.TokenID, ClientID: e.Principal.ClientID,
-		Tool: tool, Outcome: e.Outcome, DurationMS: e.Duration.Milliseconds(), Students: Students(e.Result)}
+		Tool: tool, Outcome: e.Outcome, DurationMS: e.Duration.Milliseconds()}
+	if readStudents {
+		row.Students = Students(e.Result)
+	}
 	if row.Students == nil {
 		row.Students = []string{}
 	}

@@ -221,3 +221,23 @@ func TestDoneAfterClose(t *testing.T) {
 		t.Errorf("dropped_closed %v, want 1", got)
 	}
 }
+
+// TestStudentToolsOnly: with StudentTools set, only those tools' answers
+// are read for students.
+func TestStudentToolsOnly(t *testing.T) {
+	st := newFakeStore()
+	r, err := New(Options{Store: st, StudentTools: map[string]bool{"get_submission": true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := `{"student_profile_id": "` + student + `"}`
+	r.Done(event("get_submission", "1", "ok", answer))
+	r.Done(event("get_submission_files", "1", "ok", answer))
+	if err := r.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rows := st.ordered()
+	if len(rows) != 2 || len(rows[0].Students) != 1 || len(rows[1].Students) != 0 {
+		t.Errorf("rows: %+v", rows)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"strings"
@@ -9,8 +10,10 @@ import (
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/activitypages"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/activityrecord"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/toolcall"
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 	"github.com/pawtograder/mcp-gateway/gateway/calllimit"
 	"github.com/pawtograder/mcp-gateway/gateway/config"
+	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )
 
@@ -41,7 +44,7 @@ func buildCallHooks(cfg config.Config, log *slog.Logger, up upstreams, w *wiring
 			return nil, nil, err
 		}
 		rec, err = activityrecord.New(activityrecord.Options{Store: activityrecord.NewPostgRESTStore(svc),
-			Retention: cfg.ActivityRetention, Logger: log, Metrics: w.metrics.Registry()})
+			Retention: cfg.ActivityRetention, StudentTools: studentTools(), Logger: log, Metrics: w.metrics.Registry()})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -96,4 +99,20 @@ func buildActivityPages(cfg config.Config, log *slog.Logger, up upstreams, users
 	}
 	w.pages = pages.Register
 	return nil
+}
+
+// studentTools are the read tools whose output schema names a
+// student_profile_id: the only answers the activity record reads for
+// students (a write tool answers with a proposal, not a student's record).
+func studentTools() map[string]bool {
+	out := map[string]bool{}
+	for _, t := range tools.New(tools.Options{}).Tools() {
+		if t.OutputSchema == nil {
+			continue
+		}
+		if b, err := jsjson.Marshal(t.OutputSchema); err == nil && bytes.Contains(b, []byte(`"student_profile_id"`)) {
+			out[t.Name] = true
+		}
+	}
+	return out
 }

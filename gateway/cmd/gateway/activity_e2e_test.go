@@ -333,3 +333,19 @@ func activityNode(t *testing.T, v any, args ...string) {
 		t.Fatal(err)
 	}
 }
+
+// TestStudentTools: the tools whose answers name students, from their
+// output schemas; a file's contents are never read for students.
+func TestStudentTools(t *testing.T) {
+	got := studentTools()
+	for _, name := range []string{"get_submission", "get_help_request", "search_help_requests", "get_submissions_for_student", "get_student_overview", "get_regrade_request"} {
+		if !got[name] {
+			t.Errorf("%s is not read for students", name)
+		}
+	}
+	for _, name := range []string{"get_submission_files", "get_assignment", "get_handout_files", "list_handout_files"} {
+		if got[name] {
+			t.Errorf("%s is read for students", name)
+		}
+	}
+}
