@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/toolcall"
 )
 
 // encodingStore encodes each batch as PostgRESTStore sends it, so the
@@ -34,9 +36,19 @@ func BenchmarkRecordedCall(b *testing.B) {
 		answer.WriteString(`  {"id": ` + string(rune('0'+i%10)) + `, "student_profile_id": "` + student[:35] + string(rune('0'+i%10)) + `", "student_name": "A Student", "request": "` + strings.Repeat("x", 200) + `"},` + "\n")
 	}
 	answer.WriteString("  {}\n]")
-	e := event("search_help_requests", "1", "ok", answer.String())
+	for _, tt := range []struct {
+		name     string
+		students map[string]bool
+	}{{"answer_read_for_students", nil}, {"answer_not_read", map[string]bool{}}} {
+		b.Run(tt.name, func(b *testing.B) {
+			benchRecordedCall(b, event("search_help_requests", "1", "ok", answer.String()), tt.students)
+		})
+	}
+}
+
+func benchRecordedCall(b *testing.B, e *toolcall.Event, students map[string]bool) {
 	st := &encodingStore{}
-	r, err := New(Options{Store: st, QueueSize: 1 << 20})
+	r, err := New(Options{Store: st, QueueSize: 1 << 20, StudentTools: students})
 	if err != nil {
 		b.Fatal(err)
 	}
