@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -85,4 +86,26 @@ func fmtCall(format, id string) string {
 		out = append(out, format[i])
 	}
 	return string(out)
+}
+
+// TestCallLimitModern: at 2026-07-28 a refused call is the tool error of
+// that revision, with Retry-After.
+func TestCallLimitModern(t *testing.T) {
+	fixed := time.Unix(1_800_000_000, 0)
+	lim, err := calllimit.New(calllimit.Options{PerMinute: 1, Now: func() time.Time { return fixed }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := newTestEnv(t, func(o *Options) { o.Calls = lim })
+	body := modernReq("9", "tools/call", `,"name":"search_help_requests","arguments":{"class_id":5}`)
+	h := modernHdr("tools/call", "Mcp-Name", "search_help_requests")
+	if r := env.do(http.MethodPost, "", h, body); r.Code != http.StatusOK || strings.Contains(r.Body.String(), "isError") {
+		t.Fatalf("first call: %d %s", r.Code, r.Body)
+	}
+	r := env.do(http.MethodPost, "", h, body)
+	msg := "Too many tool calls from this connection: at most 1 a minute. Nothing was run. Try again in 60 seconds; if an assistant is repeating a call in a loop, stop it first."
+	want := `{"jsonrpc":"2.0","id":9,"result":{"resultType":"complete","content":[{"type":"text","text":"` + msg + `"}],"isError":true,` + serverInfo + `}}`
+	if r.Code != http.StatusOK || r.Body.String() != want || r.Header().Get("Retry-After") != "60" {
+		t.Errorf("refused: %d %s Retry-After %q\nwant %s", r.Code, r.Body, r.Header().Get("Retry-After"), want)
+	}
 }
