@@ -158,7 +158,10 @@
 // WWW-Authenticate, naming the baseline scopes, when a resource metadata
 // URL is configured; on requests that state a revision, a refused mcp_
 // token's 401 says how to stop sending a pasted token and a tools/call
-// lacking its scope is 403 insufficient_scope (auth.go); unless
+// lacking its scope is 403 insufficient_scope (auth.go); a tools/call
+// beyond the connection's limit (Options.Calls) is refused with -32000 on
+// the drop-in path and a tool error from 2025-06-18, with Retry-After
+// (observe.go); unless
 // PinProtocol2024 is set, the protocol revision is negotiated and newer
 // revisions get structured results and tool execution errors, from
 // 2025-06-18 the MCP Apps views (_meta.ui and the resources methods), and

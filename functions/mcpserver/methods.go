@@ -273,14 +273,21 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 	start := time.Now()
 	ctx, upstream := withUpstreamCounter(ctx)
 	outcome := OutcomeError
+	var text []byte // the answer's JSON text, for Options.Calls
 	defer func() {
 		// A panicking tool must not take the batch (or the process) down.
 		if r := recover(); r != nil {
 			log.Error("mcp-server: tool panicked", "tool", name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 			resp, outcome = jsonrpc.Fail(id, jsonrpc.CodeServerError, jsonrpc.MsgInternalError), OutcomeError
 		}
-		s.observeToolCall(cl, name, args, outcome, time.Since(start), upstream.Load())
+		d := time.Since(start)
+		s.observeToolCall(cl, name, args, outcome, d, upstream.Load())
+		s.callDone(cl, start, name, args, outcome, d, text)
 	}()
+	if refused := s.admitCall(cl, id); refused != nil {
+		outcome = OutcomeRateLimited
+		return refused
+	}
 	result, err := s.runTool(ctx, cl, name, params, args)
 	if err != nil {
 		outcome = toolOutcome(err)
@@ -294,6 +301,9 @@ func (s *Server) toolsCall(ctx context.Context, cl *caller, id, params any, log 
 	} else if r, err = s.toolResult(cl, name, result, log); err != nil {
 		log.Error("mcp-server: encoding tool result", "tool", name, "error", err)
 		return jsonrpc.Fail(id, jsonrpc.CodeServerError, jsonrpc.MsgInternalError)
+	}
+	if tc, ok := r.(answers.ToolCall); ok {
+		text = []byte(tc.Text)
 	}
 	body, err := answers.Encode(cl.version, r, nil)
 	if err != nil {

@@ -9,8 +9,11 @@ import (
 	"time"
 
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/approval"
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/jsonrpc"
+	"github.com/pawtograder/mcp-gateway/functions/mcpserver/revision"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
+	"github.com/pawtograder/mcp-gateway/gateway/toolcall"
 )
 
 // Metrics receives the transport's counters. *metrics.Metrics from
@@ -181,4 +184,42 @@ func classID(args *jsjson.Object) (string, bool) {
 		return v, true
 	}
 	return "", false
+}
+
+// OutcomeRateLimited: the connection's tool-call limit refused the call
+// before it ran (Options.Calls, gateway/calllimit).
+const OutcomeRateLimited = "rate_limited"
+
+// admitCall asks Options.Calls whether the call may run, and answers a
+// refused one: a tool execution error the model can read from 2025-06-18,
+// the original's kind of JSON-RPC error (-32000) on the drop-in path
+// (docs/compatibility.md), each with Retry-After on a single answer.
+func (s *Server) admitCall(cl *caller, id any) *jsonrpc.Response {
+	if s.calls == nil {
+		return nil
+	}
+	r := s.calls.Admit(cl.principal)
+	if r == nil {
+		return nil
+	}
+	var resp *jsonrpc.Response
+	if revision.Structured(cl.version) {
+		resp = toolError(cl, id, r.Message)
+	} else {
+		resp = jsonrpc.Fail(id, jsonrpc.CodeServerError, r.Message)
+	}
+	resp.RetryAfter = r.RetryAfter
+	return resp
+}
+
+// callDone tells Options.Calls how a call ended; text is the answer's JSON
+// text on success.
+func (s *Server) callDone(cl *caller, start time.Time, tool string, args *jsjson.Object, outcome string, d time.Duration, text []byte) {
+	if s.calls == nil {
+		return
+	}
+	ev := &toolcall.Event{At: start, Principal: cl.principal, RequestID: cl.requestID, Tool: tool,
+		Outcome: outcome, Duration: d, Result: text}
+	ev.ClassID, _ = classID(args)
+	s.calls.Done(ev)
 }

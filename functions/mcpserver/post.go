@@ -15,6 +15,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/jsonrpc"
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/revision"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
+	"github.com/pawtograder/mcp-gateway/gateway/toolcall"
 )
 
 // servePOST handles JSON-RPC in the original's order (docs/contract/protocol.md A2):
@@ -384,6 +385,9 @@ func (s *Server) writeResponse(c echo.Context, status int, r *jsonrpc.Response, 
 	if r.Challenge != nil {
 		status = http.StatusForbidden
 		c.Response().Header()["Www-Authenticate"] = r.Challenge
+	}
+	if r.RetryAfter > 0 {
+		c.Response().Header()["Retry-After"] = []string{strconv.Itoa(toolcall.Seconds(r.RetryAfter))}
 	}
 	if r.Err == nil && len(r.Result) >= pieceWriteMin {
 		// A large result (a cached tools/list, a big submission) goes out

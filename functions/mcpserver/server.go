@@ -18,6 +18,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/functions/mcpserver/tools"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 	"github.com/pawtograder/mcp-gateway/gateway/mcpauth"
+	"github.com/pawtograder/mcp-gateway/gateway/toolcall"
 	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 )
 
@@ -138,6 +139,10 @@ type Options struct {
 	Redact *redact.Redactor
 	// Logger receives operational logs. Default: discard.
 	Logger *slog.Logger
+	// Calls, when set, is asked before every tools/call whether it may
+	// run and told how it ended (observe.go): the per-connection limit
+	// and the activity record.
+	Calls toolcall.Hook
 }
 
 // Server is the mcp-server edge function: CORS, authentication, the
@@ -158,6 +163,7 @@ type Server struct {
 	audit       *slog.Logger // nil: no audit lines
 	redactor    *redact.Redactor
 	log         *slog.Logger
+	calls       toolcall.Hook // nil: every call runs, none is told
 
 	streams *streamLimiter
 
@@ -195,6 +201,7 @@ func New(opts Options) (*Server, error) {
 		audit:       opts.Audit,
 		redactor:    opts.Redact,
 		log:         opts.Logger,
+		calls:       opts.Calls,
 		streams: newStreamLimiter(
 			orDefault(opts.MaxStreams, DefaultMaxStreams),
 			orDefault(opts.MaxStreamsPerToken, DefaultMaxStreamsPerToken)),

@@ -190,6 +190,17 @@ type Config struct {
 	// serves <path>/.well-known/openid-configuration and jwks.json, so the
 	// project can trust the gateway as a third-party auth issuer.
 	IssuerURL string
+	// ToolCallsPerMinute is GATEWAY_TOOL_CALLS_PER_MINUTE: the tool calls
+	// one connection may make per minute per replica; 0 is no limit.
+	// Default DefaultToolCallsPerMinute (activity.go).
+	ToolCallsPerMinute int
+	// ActivityRecord is GATEWAY_ACTIVITY_RECORD=on: every tool call is
+	// recorded in PostgreSQL and the Connections and class activity pages
+	// are served (activity.go). Default off.
+	ActivityRecord bool
+	// ActivityRetention is GATEWAY_ACTIVITY_RETENTION: how long recorded
+	// calls are kept before they are purged. Default 2160h (90 days).
+	ActivityRetention time.Duration
 }
 
 // FromEnvironment is Load(os.Getenv): the one place the gateway reads the
@@ -279,6 +290,9 @@ func Load(getenv func(string) string) (Config, error) {
 	p.advertisedHosts(&c)
 	c.WriteTools = p.writeTools(&c)
 	c.WriteMaxPending, c.WriteRetention = p.writeLimits()
+	c.ToolCallsPerMinute = p.toolCallsPerMinute()
+	c.ActivityRecord = p.activityRecord(&c)
+	c.ActivityRetention = p.activityRetention()
 
 	if c.MetricsAddr != "" && c.MetricsAddr == c.ListenAddr {
 		p.fail("GATEWAY_METRICS_ADDR", "must differ from GATEWAY_LISTEN_ADDR (metrics are never served on the public listener)")

@@ -38,6 +38,8 @@ func defaults() Config {
 		OAuthServer:        OAuthServer{Mode: OAuthServerSupabase, Providers: []string{"github"}, ProvidersDefault: true, AccessTokenTTL: time.Hour},
 		WriteMaxPending:    20,
 		WriteRetention:     30 * 24 * time.Hour,
+		ToolCallsPerMinute: 120,
+		ActivityRetention:  90 * 24 * time.Hour,
 	}
 }
 

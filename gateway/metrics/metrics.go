@@ -63,7 +63,7 @@ func New(opts Options) *Metrics {
 			Name: "gateway_mcp_requests_total", Help: "MCP JSON-RPC requests by method."},
 			[]string{"method"}),
 		toolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "gateway_mcp_tool_calls_total", Help: "MCP tool calls by tool and outcome (ok, error, invalid_params, forbidden, unknown_tool)."},
+			Name: "gateway_mcp_tool_calls_total", Help: "MCP tool calls by tool and outcome (ok, error, invalid_params, forbidden, unknown_tool, read_failed, rate_limited)."},
 			[]string{"tool", "outcome"}),
 		toolDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "gateway_mcp_tool_call_duration_seconds", Help: "MCP tool call latency by tool.", Buckets: latency},
@@ -144,7 +144,7 @@ func (m *Metrics) ToolCall(tool, outcome string, d time.Duration) {
 		return
 	}
 	tool = clamp(tool, m.knownTools)
-	outcome = clamp(outcome, []string{"ok", "error", "invalid_params", "forbidden", "unknown_tool", "read_failed"})
+	outcome = clamp(outcome, []string{"ok", "error", "invalid_params", "forbidden", "unknown_tool", "read_failed", "rate_limited"})
 	m.toolCalls.WithLabelValues(tool, outcome).Inc()
 	m.toolDuration.WithLabelValues(tool).Observe(d.Seconds())
 }

@@ -8,6 +8,7 @@ package jsonrpc
 import (
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 )
@@ -53,6 +54,10 @@ type Response struct {
 	// answered with 403 and this challenge; inside a batch, whose one
 	// status covers every element, it is not used.
 	Challenge []string
+	// RetryAfter, when positive, is sent as Retry-After on a single
+	// answer (a call refused by the connection's limit); inside a batch
+	// it is not used.
+	RetryAfter time.Duration
 }
 
 // OverflowID is a numeric id too large for a double, kept as the client

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -81,8 +82,14 @@ func benchJWK(tb testing.TB) string {
 // benchGateway returns the gateway's handler wired from a configuration
 // pointing at a fake upstream, and an mcp_ token for benchUser.
 func benchGateway(b *testing.B) (http.Handler, string) {
+	h, token, _ := benchGatewayWith(b, benchUpstream(b), nil)
+	return h, token
+}
+
+// benchGatewayWith is benchGateway over up with extra settings; closeAll
+// closes what the gateway holds (as at shutdown), once.
+func benchGatewayWith(b *testing.B, up *httptest.Server, extra map[string]string) (_ http.Handler, token string, closeAll func()) {
 	b.Helper()
-	up := benchUpstream(b)
 	vars := map[string]string{
 		"SUPABASE_URL":              up.URL,
 		"SUPABASE_ANON_KEY":         "bench-anon-key",
@@ -94,6 +101,12 @@ func benchGateway(b *testing.B) (http.Handler, string) {
 		// The fake Auth is on loopback, which a public gateway must not
 		// advertise (config refuses it); the benchmark needs no OAuth.
 		"GATEWAY_OAUTH_SERVER": "off",
+		// One token makes every call: the per-connection limit would
+		// refuse most of them.
+		"GATEWAY_TOOL_CALLS_PER_MINUTE": "0",
+	}
+	for k, v := range extra {
+		vars[k] = v
 	}
 	cfg, err := config.Load(func(k string) string { return vars[k] })
 	if err != nil {
@@ -105,12 +118,13 @@ func benchGateway(b *testing.B) (http.Handler, string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(cleanup)
-	token, err := mcpauth.MintAPIToken(e2eSecret, benchUser, []string{"mcp:read"}, "11111111-2222-4333-8444-555555555555", 30, time.Now())
+	closeAll = sync.OnceFunc(cleanup)
+	b.Cleanup(closeAll)
+	token, err = mcpauth.MintAPIToken(e2eSecret, benchUser, []string{"mcp:read"}, "11111111-2222-4333-8444-555555555555", 30, time.Now())
 	if err != nil {
 		b.Fatal(err)
 	}
-	return srv.Handler(), token
+	return srv.Handler(), token, closeAll
 }
 
 // benchRequest is one request kind and the status it must get.

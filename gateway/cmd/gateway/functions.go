@@ -28,6 +28,7 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 	"github.com/pawtograder/mcp-gateway/gateway/protectedresource"
 	"github.com/pawtograder/mcp-gateway/gateway/supabasejwt"
+	"github.com/pawtograder/mcp-gateway/gateway/toolcall"
 	"github.com/pawtograder/mcp-gateway/gateway/userclient"
 	"github.com/pawtograder/mcp-gateway/gateway/userjwtissuer"
 )
@@ -46,6 +47,8 @@ var knownTables = []string{
 	"submissions", "submission_files", "grader_results", "grader_result_tests", "grader_result_output",
 	"help_queues", "help_requests", "help_request_messages", "discussion_topics", "discussion_threads",
 	"mcp_oauth_codes", "mcp_oauth_refresh_tokens", "mcp_oauth_grants", "mcp_oauth_decided_authorizations",
+	"mcp_activity", "mcp_activity_record", "mcp_activity_purge", "mcp_activity_mine", "mcp_activity_class_days",
+	"mcp_activity_class_students", "mcp_activity_student_reads", "mcp_activity_my_pending", "mcp_activity_is_instructor", "classes",
 }
 
 // wiring is everything the functions need, built once from the config.
@@ -58,6 +61,9 @@ type wiring struct {
 	metrics    *metrics.Metrics
 	// background runs for the life of the server (run starts each).
 	background []func(ctx context.Context)
+	// pages mounts the activity record's pages in mcp-server's group
+	// (activity.go); nil when they are off.
+	pages func(g *echo.Group)
 }
 
 // newUpstreamTransport is the pooled transport the functions' upstream
@@ -197,7 +203,14 @@ func buildFunctions(cfg config.Config, log *slog.Logger, audit *slog.Logger) (*w
 	if err != nil {
 		return nil, err
 	}
-	server, err := buildMCPServer(cfg, log, audit, auth, users, front, w.metrics, approvals)
+	calls, _, err := buildCallHooks(cfg, log, up, w) // activity.go
+	if err != nil {
+		return nil, err
+	}
+	if err := buildActivityPages(cfg, log, up, users, w); err != nil {
+		return nil, err
+	}
+	server, err := buildMCPServer(cfg, log, audit, auth, users, front, w.metrics, approvals, calls)
 	if err != nil {
 		return nil, err
 	}
@@ -407,7 +420,7 @@ func mountMCPServerOff(w *wiring, mountIssuer func(*echo.Group)) {
 }
 
 // buildMCPServer builds mcp-server with its tools and their GitHub client.
-func buildMCPServer(cfg config.Config, log *slog.Logger, audit *slog.Logger, auth *mcpauth.Authenticator, users *userclient.Factory, front oauthFront, m *metrics.Metrics, approvals *approval.Service) (*mcpserver.Server, error) {
+func buildMCPServer(cfg config.Config, log *slog.Logger, audit *slog.Logger, auth *mcpauth.Authenticator, users *userclient.Factory, front oauthFront, m *metrics.Metrics, approvals *approval.Service, calls toolcall.Hook) (*mcpserver.Server, error) {
 	repos, err := repofiles.New(repofiles.Options{
 		AppID:         cfg.GitHubAppID,
 		PrivateKeyPEM: cfg.GitHubPrivateKey,
@@ -443,6 +456,7 @@ func buildMCPServer(cfg config.Config, log *slog.Logger, audit *slog.Logger, aut
 		Redact:              redact.New(cfg.RedactKeys),
 		AllowedOrigins:      cfg.AllowedOrigins,
 		TrustedOrigins:      ownOrigins(cfg),
+		Calls:               calls,
 	})
 }
 
@@ -461,6 +475,9 @@ func mountMCPServer(w *wiring, log *slog.Logger, server *mcpserver.Server, front
 	w.functions = append(w.functions, gateway.Function{Slug: slugMCPServer, Register: func(g *echo.Group) {
 		if approvals != nil {
 			approvals.Register(g)
+		}
+		if w.pages != nil {
+			w.pages(g)
 		}
 		if front.meta != nil {
 			g.Any(protectedresource.WellKnownPath, front.meta.Serve)

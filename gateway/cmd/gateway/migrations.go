@@ -24,6 +24,7 @@ const (
 	migrationApprove   = "supabase/migrations/20261203000000_mcp_pending_action_approve.sql"
 	migrationStepUp    = "supabase/migrations/20261203010000_mcp_oauth_step_up.sql"
 	migrationAuth      = "supabase/migrations/20261204000000_mcp_auth_lookup.sql"
+	migrationActivity  = "supabase/migrations/20261207200000_mcp_activity.sql"
 )
 
 // Features whose objects are probed only when the feature is on.
@@ -31,6 +32,8 @@ const (
 	featureAlways = "" // mcp-tokens and authentication
 	featureOAuth  = "oauth"
 	featureWrites = "writes" // GATEWAY_WRITE_TOOLS=on: the pending actions (docs/writes.md)
+	// GATEWAY_ACTIVITY_RECORD=on: the record and its pages (docs/activity.md)
+	featureActivity = "activity"
 )
 
 // schemaObject is a table or function one of the gateway's migrations
@@ -73,6 +76,9 @@ var schemaObjects = []schemaObject{
 	{name: "mcp_pending_action_state", args: []string{"p_id", "p_user_id", "p_now"}, file: migrationPending, feature: featureWrites},
 	{name: "mcp_pending_action_reject", args: []string{"p_id", "p_user_id", "p_now"}, file: migrationApprove, feature: featureWrites},
 	{name: "mcp_pending_actions_purge", args: []string{"p_before", "p_limit"}, file: migrationApprove, feature: featureWrites},
+	{name: "mcp_activity", file: migrationActivity, feature: featureActivity},
+	{name: "mcp_activity_record", args: []string{"p_rows", "p_now"}, file: migrationActivity, feature: featureActivity},
+	{name: "mcp_activity_purge", args: []string{"p_before", "p_limit"}, file: migrationActivity, feature: featureActivity},
 }
 
 // schemaRetry is how often the start-up check probes again while objects
@@ -105,9 +111,10 @@ func newSchemaCheck(cfg config.Config, log *slog.Logger) *schemaCheck {
 		return nil
 	}
 	enabled := map[string]bool{
-		featureAlways: true,
-		featureOAuth:  cfg.MCPServerEnabled && cfg.PublicURL != nil && cfg.OAuthServer.Mode == config.OAuthServerGateway,
-		featureWrites: cfg.WriteTools,
+		featureAlways:   true,
+		featureOAuth:    cfg.MCPServerEnabled && cfg.PublicURL != nil && cfg.OAuthServer.Mode == config.OAuthServerGateway,
+		featureWrites:   cfg.WriteTools,
+		featureActivity: cfg.ActivityRecord,
 	}
 	s := &schemaCheck{db: db, log: log}
 	for _, o := range schemaObjects {
