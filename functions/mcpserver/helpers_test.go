@@ -155,12 +155,6 @@ func newTestEnv(t testing.TB, mod func(*Options)) *testEnv {
 			_, _ = io.WriteString(w, `{"code":"PGRST116","details":"The result contains 0 rows","hint":null,"message":"JSON object requested, multiple (or no) rows returned"}`)
 			return
 		}
-		if strings.Contains(r.URL.Path, "/rpc/") {
-			// A read function's answer when the caller may see nothing
-			// (mcp_student_overview returns json null).
-			_, _ = io.WriteString(w, "null")
-			return
-		}
 		_, _ = io.WriteString(w, "[]")
 	}))
 	t.Cleanup(rest.Close)

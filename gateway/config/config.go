@@ -246,22 +246,7 @@ func Load(getenv func(string) string) (Config, error) {
 	c.UpstreamTimeout = p.duration("GATEWAY_UPSTREAM_TIMEOUT", DefaultUpstreamTimeout, false)
 	c.ShutdownTimeout = p.duration("GATEWAY_SHUTDOWN_TIMEOUT", DefaultShutdownTimeout, false)
 
-	// The public URL defaults to what the original would have used for the
-	// same purpose; it is never taken from request headers.
-	var publicDefault *url.URL
-	if c.EdgeFunctionsURL != "" {
-		if u, err := parseBaseURL(c.EdgeFunctionsURL); err == nil {
-			publicDefault = u
-		}
-	}
-	if publicDefault == nil {
-		publicDefault = c.SupabaseURL
-	}
-	c.PublicURL = p.baseURL("GATEWAY_PUBLIC_URL", publicDefault)
-	c.PostgRESTURL = p.baseURL("GATEWAY_POSTGREST_URL", join(c.SupabaseURL, "/rest/v1"))
-	c.AuthURL = p.baseURL("GATEWAY_AUTH_URL", join(c.SupabaseURL, "/auth/v1"))
-	c.PostgRESTDirect = p.lookup("GATEWAY_POSTGREST_URL") != ""
-	c.AuthDirect = p.lookup("GATEWAY_AUTH_URL") != ""
+	p.urls(&c)
 
 	c.MCPServerEnabled = p.boolean("MCP_SERVER_ENABLED", true)
 	c.MaxStreams = p.count("GATEWAY_MAX_STREAMS", DefaultMaxStreams)
@@ -304,6 +289,26 @@ func Load(getenv func(string) string) (Config, error) {
 		return Config{}, err
 	}
 	return c, nil
+}
+
+// urls reads the URLs the gateway serves and calls. The public URL
+// defaults to what the original would have used for the same purpose; it
+// is never taken from request headers.
+func (p *parser) urls(c *Config) {
+	var publicDefault *url.URL
+	if c.EdgeFunctionsURL != "" {
+		if u, err := parseBaseURL(c.EdgeFunctionsURL); err == nil {
+			publicDefault = u
+		}
+	}
+	if publicDefault == nil {
+		publicDefault = c.SupabaseURL
+	}
+	c.PublicURL = p.baseURL("GATEWAY_PUBLIC_URL", publicDefault)
+	c.PostgRESTURL = p.baseURL("GATEWAY_POSTGREST_URL", join(c.SupabaseURL, "/rest/v1"))
+	c.AuthURL = p.baseURL("GATEWAY_AUTH_URL", join(c.SupabaseURL, "/auth/v1"))
+	c.PostgRESTDirect = p.lookup("GATEWAY_POSTGREST_URL") != ""
+	c.AuthDirect = p.lookup("GATEWAY_AUTH_URL") != ""
 }
 
 // parser collects one error per malformed variable.
