@@ -28,6 +28,9 @@ CREATE TABLE IF NOT EXISTS public.mcp_write_tools (
     write_function regprocedure NOT NULL
 );
 REVOKE ALL ON public.mcp_write_tools FROM PUBLIC, anon, authenticated, service_role;
+-- Read only by the dispatch (SECURITY DEFINER) and by the gateway's
+-- start-up check, which looks for the table as the service role.
+GRANT SELECT ON public.mcp_write_tools TO service_role;
 
 INSERT INTO public.mcp_write_tools (tool, write_function) VALUES
     ('reply_to_help_request', 'public.mcp_write_reply_to_help_request(jsonb)'),

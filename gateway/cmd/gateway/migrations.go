@@ -24,6 +24,7 @@ const (
 	migrationApprove   = "supabase/migrations/20261203000000_mcp_pending_action_approve.sql"
 	migrationStepUp    = "supabase/migrations/20261203010000_mcp_oauth_step_up.sql"
 	migrationAuth      = "supabase/migrations/20261204000000_mcp_auth_lookup.sql"
+	migrationDispatch  = "supabase/migrations/20261207000000_mcp_write_dispatch.sql"
 	migrationActivity  = "supabase/migrations/20261207200000_mcp_activity.sql"
 )
 
@@ -76,6 +77,7 @@ var schemaObjects = []schemaObject{
 	{name: "mcp_pending_action_state", args: []string{"p_id", "p_user_id", "p_now"}, file: migrationPending, feature: featureWrites},
 	{name: "mcp_pending_action_reject", args: []string{"p_id", "p_user_id", "p_now"}, file: migrationApprove, feature: featureWrites},
 	{name: "mcp_pending_actions_purge", args: []string{"p_before", "p_limit"}, file: migrationApprove, feature: featureWrites},
+	{name: "mcp_write_tools", file: migrationDispatch, feature: featureWrites},
 	{name: "mcp_activity", file: migrationActivity, feature: featureActivity},
 	{name: "mcp_activity_record", args: []string{"p_rows", "p_now"}, file: migrationActivity, feature: featureActivity},
 	{name: "mcp_activity_purge", args: []string{"p_before", "p_limit"}, file: migrationActivity, feature: featureActivity},

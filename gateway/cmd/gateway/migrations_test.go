@@ -193,7 +193,7 @@ func TestSchemaCheckFeatures(t *testing.T) {
 	}
 	writes := gw
 	writes.WriteTools = true
-	want = append(want, "mcp_pending_actions", "mcp_pending_action_propose", "mcp_pending_action_state", "mcp_pending_action_reject", "mcp_pending_actions_purge")
+	want = append(want, "mcp_pending_actions", "mcp_pending_action_propose", "mcp_pending_action_state", "mcp_pending_action_reject", "mcp_pending_actions_purge", "mcp_write_tools")
 	if diff := cmp.Diff(want, names(writes)); diff != "" {
 		t.Errorf("write tools on (-want +got):\n%s", diff)
 	}
