@@ -15,11 +15,17 @@ import (
 	"time"
 )
 
-// runNodeJSON runs `node script args…` in dir, for at most two minutes,
+// runNodeJSON runs `node script args…` in dir, for at most nodeBound,
 // and decodes what it prints (one JSON value) into v. A failure carries
 // both outputs. It may be called from goroutines other than the test's.
+// nodeBound only stops a stuck script: a browser flow through mcp-remote
+// that takes 20–30 s on a quiet machine passed two minutes on one loaded
+// many times over its cores (TestOAuthStepUpKeepReadOnly), and every
+// script waits on conditions with bounds of its own.
+const nodeBound = 6 * time.Minute
+
 func runNodeJSON(node, dir string, v any, script string, args ...string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), nodeBound)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, append([]string{script}, args...)...)
 	cmd.Dir = dir
