@@ -6,35 +6,19 @@ import (
 	"github.com/pawtograder/mcp-gateway/gateway/hiddentext"
 )
 
-// marked is a text of the page as hiddentext.Segments splits it: runs of
-// text and one marker per hidden code point, so the page shows what a
-// browser would otherwise draw as nothing or reorder. Every text of a
-// proposal may hold what someone else wrote (a student's message, a
-// profile name in a heading, a check's name, a title), so every one is
-// marked and counted, not only the fields.
-type marked struct {
-	Segments []hiddentext.Segment
-	Hidden   int // hidden code points in the text
-}
-
-func mark(text string) marked {
-	m := marked{Segments: hiddentext.Segments(text)}
-	for _, s := range m.Segments {
-		if s.Hidden {
-			m.Hidden++
-		}
-	}
-	return m
-}
+// Every text of a proposal may hold what someone else wrote (a student's
+// message, a profile name in a heading, a check's name, a title), so every
+// one is shown as hiddentext.ForPage splits it, with a marker per hidden
+// code point, and counted, not only the fields.
 
 type fieldView struct {
-	Label, Text marked
+	Label, Text hiddentext.Marked
 	Student     bool
 }
 
 type reviewPage struct {
 	Title, Account, Expires, CSRF, FormAction string
-	Action, As, Where, Visibility             marked
+	Action, As, Where, Visibility             hiddentext.Marked
 	Fields                                    []fieldView
 	Hidden                                    int // in all of the above
 }
@@ -42,10 +26,10 @@ type reviewPage struct {
 func (s *Service) reviewData(a *Action, g *grant) reviewPage {
 	p := reviewPage{
 		Title:      "Review a change proposed by your assistant",
-		Action:     mark(a.Preview.Action),
-		As:         mark(a.Preview.As),
-		Where:      mark(a.Preview.Where),
-		Visibility: mark(a.Preview.Visibility),
+		Action:     hiddentext.ForPage(a.Preview.Action),
+		As:         hiddentext.ForPage(a.Preview.As),
+		Where:      hiddentext.ForPage(a.Preview.Where),
+		Visibility: hiddentext.ForPage(a.Preview.Visibility),
 		Account:    account(g),
 		Expires:    expiresIn(a.ExpiresAt, s.opts.Now()) + " (" + a.ExpiresAt.UTC().Format(time.RFC1123) + ")",
 		CSRF:       s.csrfToken(a.ID, g.UserID),
@@ -53,7 +37,7 @@ func (s *Service) reviewData(a *Action, g *grant) reviewPage {
 	}
 	p.Hidden = p.Action.Hidden + p.As.Hidden + p.Where.Hidden + p.Visibility.Hidden
 	for _, f := range a.Preview.Fields {
-		v := fieldView{Label: mark(f.Label), Text: mark(f.Text), Student: f.StudentAuthored}
+		v := fieldView{Label: hiddentext.ForPage(f.Label), Text: hiddentext.ForPage(f.Text), Student: f.StudentAuthored}
 		p.Fields = append(p.Fields, v)
 		p.Hidden += v.Label.Hidden + v.Text.Hidden
 	}
