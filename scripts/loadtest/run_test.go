@@ -201,8 +201,11 @@ func TestRunLoadKeepsItsConnections(t *testing.T) {
 	if r.Requests != requests || r.Errors != 0 {
 		t.Fatalf("requests %d errors %d, want %d and 0 (first error %q)", r.Requests, r.Errors, requests, r.FirstError)
 	}
-	if n := peak.Load(); n > workers {
-		t.Errorf("%d connections were open at once for %d workers, want at most %d", n, workers, workers)
+	// A connection the server closed may still be counted open for a
+	// moment after the worker's next one opened (the server's ConnState
+	// hook runs on its own goroutine), so each close allows one more.
+	if n, c := peak.Load(), closed.Load(); n > workers+c {
+		t.Errorf("%d connections were open at once for %d workers and %d closes, want at most %d", n, workers, c, workers+c)
 	}
 	if n := closed.Load(); n > requests/400 {
 		t.Errorf("%d connections were closed during the row of %d requests (%d opened), want at most %d", n, requests, opened.Load(), requests/400)
