@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -37,35 +36,7 @@ func (p *parser) toolCallsPerMinute() int {
 // (the recorder's batches), a public URL (the pages' sign-in return) and
 // GATEWAY_OAUTH_SECRET (their sign-in cookie). c must already hold those.
 func (p *parser) activityRecord(c *Config) bool {
-	switch v := strings.ToLower(p.lookup("GATEWAY_ACTIVITY_RECORD")); v {
-	case "", "off":
-		return false
-	case "on":
-	default:
-		p.fail("GATEWAY_ACTIVITY_RECORD", fmt.Sprintf("must be on or off (got %q)", p.lookup("GATEWAY_ACTIVITY_RECORD")))
-		return false
-	}
-	var missing []string
-	if !c.MCPServerEnabled {
-		missing = append(missing, "MCP_SERVER_ENABLED=true")
-	}
-	if c.PublicURL == nil {
-		missing = append(missing, "GATEWAY_PUBLIC_URL (the pages' sign-in)")
-	}
-	if c.SupabaseServiceRoleKey == "" {
-		missing = append(missing, "SUPABASE_SERVICE_ROLE_KEY (the record's writes)")
-	}
-	if len(c.OAuthServer.Secrets) == 0 {
-		missing = append(missing, "GATEWAY_OAUTH_SECRET (the pages' sign-in)")
-	}
-	if c.AuthURL == nil {
-		missing = append(missing, "SUPABASE_URL or GATEWAY_AUTH_URL (sign-in)")
-	}
-	if len(missing) > 0 {
-		p.fail("GATEWAY_ACTIVITY_RECORD", "is on, which needs "+strings.Join(missing, ", "))
-		return false
-	}
-	return true
+	return p.onOff(c, pageFeature{name: "GATEWAY_ACTIVITY_RECORD", publicURL: "the pages' sign-in", serviceRole: "the record's writes", oauth: "the pages' sign-in"})
 }
 
 // activityRetention parses GATEWAY_ACTIVITY_RETENTION: how long recorded

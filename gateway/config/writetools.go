@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -14,36 +13,7 @@ import (
 // GATEWAY_OAUTH_SECRET, which seals the page's sign-in cookie and the
 // 2026-07-28 requestState. c must already hold those.
 func (p *parser) writeTools(c *Config) bool {
-	v := strings.ToLower(p.lookup("GATEWAY_WRITE_TOOLS"))
-	switch v {
-	case "", "off":
-		return false
-	case "on":
-	default:
-		p.fail("GATEWAY_WRITE_TOOLS", fmt.Sprintf("must be on or off (got %q)", p.lookup("GATEWAY_WRITE_TOOLS")))
-		return false
-	}
-	var missing []string
-	if !c.MCPServerEnabled {
-		missing = append(missing, "MCP_SERVER_ENABLED=true")
-	}
-	if c.PublicURL == nil {
-		missing = append(missing, "GATEWAY_PUBLIC_URL (the approval links)")
-	}
-	if c.SupabaseServiceRoleKey == "" {
-		missing = append(missing, "SUPABASE_SERVICE_ROLE_KEY (the pending actions)")
-	}
-	if len(c.OAuthServer.Secrets) == 0 {
-		missing = append(missing, "GATEWAY_OAUTH_SECRET (the approval page's sign-in)")
-	}
-	if c.AuthURL == nil {
-		missing = append(missing, "SUPABASE_URL or GATEWAY_AUTH_URL (sign-in)")
-	}
-	if len(missing) > 0 {
-		p.fail("GATEWAY_WRITE_TOOLS", "is on, which needs "+strings.Join(missing, ", "))
-		return false
-	}
-	return true
+	return p.onOff(c, pageFeature{name: "GATEWAY_WRITE_TOOLS", publicURL: "the approval links", serviceRole: "the pending actions", oauth: "the approval page's sign-in"})
 }
 
 // writeLimits parses GATEWAY_WRITE_MAX_PENDING (a positive whole number,
