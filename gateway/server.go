@@ -82,9 +82,8 @@ type Options struct {
 	// runtime's profiles (net/http/pprof) under /debug/pprof/ on the
 	// metrics listener — never on the public one.
 	Profiling bool
-	// Pre middlewares run before routing, after the request id and the
-	// path rewriting (which run before Echo), e.g. mcp-server's answer to methods Echo does not
-	// route.
+	// Pre middlewares run before routing, after the request id, the path
+	// rewriting and the Unrouted handlers (which run before Echo).
 	Pre []echo.MiddlewareFunc
 	// Routes, when set, adds routes outside the function namespace, such as
 	// the OAuth protected-resource metadata under /.well-known/.
@@ -103,6 +102,7 @@ type Server struct {
 	stopCtx  context.Context
 	stop     context.CancelFunc
 	known    map[string]bool // function slugs, for prepare
+	unrouted map[string]echo.HandlerFunc
 	draining atomic.Bool
 	served   atomic.Bool
 }
@@ -143,10 +143,7 @@ func New(opts Options) (*Server, error) {
 			unrouted[f.Slug] = f.Unrouted
 		}
 	}
-	s.known = known
-	if len(unrouted) > 0 {
-		e.Pre(unroutedMethods(unrouted))
-	}
+	s.known, s.unrouted = known, unrouted
 	e.Pre(opts.Pre...)
 	e.Use(wrapRequest(RequestLogConfig{Logger: s.log, Skipper: isOperationsPath, Observe: opts.ObserveRequest, refusals: newRefusalLog()}, opts.BodyLimit))
 
@@ -175,13 +172,18 @@ func (s *Server) Handler() http.Handler { return s }
 
 // ServeHTTP applies the request smuggling guard (guardFraming), prepares
 // the request (prepare: request id, original path, function, prefix
-// rewriting) and hands it to the router. Doing this outside Echo's Pre
-// chain saves the closure Echo builds per middleware per request.
+// rewriting), serves a method Echo does not route (serveUnrouted) and
+// hands the rest to the router. Doing this outside Echo's Pre chain saves
+// the closures Echo builds per middleware per request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if guardFraming(w, r, s.log) {
 		return
 	}
-	s.echo.ServeHTTP(w, prepare(s.known, w, r))
+	r = prepare(s.known, w, r)
+	if s.serveUnrouted(w, r) {
+		return
+	}
+	s.echo.ServeHTTP(w, r)
 }
 
 // Stopping returns a channel closed when shutdown starts. main can hand it

@@ -186,12 +186,17 @@ func (s *Server) pastedTokenHint(c echo.Context, ae *apierror.Error) (string, bo
 	return msg, true
 }
 
+// protocolVersionKey is revision.HeaderProtocolVersion in net/http's
+// canonical form: read per request (every refusal reads it twice), the
+// name spelled "MCP-" would be canonicalized into a new string each time.
+var protocolVersionKey = http.CanonicalHeaderKey(revision.HeaderProtocolVersion)
+
 // statesRevision reports whether the request names a protocol revision in
 // its MCP-Protocol-Version header and the server reads it. Authentication
 // runs before the body is read, so the header is what decides here; a
 // 2026-07-28 request must carry it as well.
 func (s *Server) statesRevision(c echo.Context) bool {
-	return !s.pinProtocol && headerJS(c.Request().Header, revision.HeaderProtocolVersion) != ""
+	return !s.pinProtocol && headerJS(c.Request().Header, protocolVersionKey) != ""
 }
 
 // newChallenges returns the three WWW-Authenticate values setChallenge

@@ -173,7 +173,7 @@ func (s *Server) corsAllowHeadersFor(r *http.Request) []string {
 		}
 		return corsAllowHeadersValue
 	}
-	if !s.pinProtocol && revision.Stateless(headerJS(r.Header, revision.HeaderProtocolVersion)) {
+	if !s.pinProtocol && revision.Stateless(headerJS(r.Header, protocolVersionKey)) {
 		return corsAllowHeadersModernValue
 	}
 	return corsAllowHeadersValue

@@ -33,7 +33,7 @@ func (s *Server) servePOST(c echo.Context) error {
 	// (2025-03-26 when absent), 2026-07-28 when it or the body's _meta says
 	// so. An unsupported value is refused once the body is read, so the
 	// answer can echo the request's id.
-	hv := headerJS(c.Request().Header, revision.HeaderProtocolVersion)
+	hv := headerJS(c.Request().Header, protocolVersionKey)
 	version, ok := s.requestVersion(hv)
 	cl.version, cl.requestID = version, requestID(c)
 	cl.versionStated = hv != "" && !s.pinProtocol

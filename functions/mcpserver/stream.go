@@ -50,7 +50,7 @@ func (s *Server) serveGET(c echo.Context) error {
 		s.setChallenge(c, ae)
 		return writeJSON(c, ae.Status, jsonrpc.ErrorBody(ae.Message))
 	}
-	hv := headerJS(c.Request().Header, revision.HeaderProtocolVersion)
+	hv := headerJS(c.Request().Header, protocolVersionKey)
 	if revision.Stateless(hv) && !s.pinProtocol {
 		// 2026-07-28 replaced the GET stream with subscriptions/listen; a
 		// server answers GET at that revision with 405.
