@@ -52,11 +52,14 @@ async function answer(ctx, url, n, callback) {
     const seen = await seeConsent(page);
     const button = n === 0 ? 'Approve' : choice;
     if (n > 0) seen.widths = await shoot(page);
-    const [resp] = await Promise.all([
-      page.waitForResponse((r) => r.url().startsWith(callback)),
+    // Wait until the callback's page has loaded, not only answered:
+    // closing a page while a navigation commits can hang Chromium's
+    // close for ever (crbug.com/536385539, Playwright issue 41900).
+    await Promise.all([
+      page.waitForURL((u) => u.href.startsWith(callback)),
       page.getByRole('button', { name: button, exact: true }).click(),
     ]);
-    seen.returnedTo = resp.url();
+    seen.returnedTo = page.url();
     return seen;
   } finally {
     await page.close();
@@ -69,8 +72,9 @@ async function main() {
   const callback = `http://127.0.0.1:${port}/oauth/callback`;
   const consents = [];
   let stop = false;
+  let personFailed = null;
   // The person answers the first two authorizations, in order; a third
-  // would only be counted.
+  // would only be counted. A failure stops the person and the script.
   const answering = (async () => {
     while (!stop) {
       const urls = remote.openedURLs();
@@ -82,7 +86,7 @@ async function main() {
       }
       await sleep(100);
     }
-  })();
+  })().catch((e) => { personFailed = e; });
   try {
     const client = new Client({ name: 'claude-desktop-like', version: '1.0.0' });
     await client.connect(remote.transport);
@@ -96,7 +100,11 @@ async function main() {
     }
     // The person's answer is recorded once its page has closed, which may
     // be just after mcp-remote has heard it.
-    while (consents.length < 2 && remote.openedURLs().length >= 2) await sleep(50);
+    for (const deadline = Date.now() + 60_000; consents.length < 2 && remote.openedURLs().length >= 2;) {
+      if (personFailed) throw personFailed;
+      if (Date.now() > deadline) throw new Error(`the person answered ${consents.length} of 2 consent pages within 60 s`);
+      await sleep(50);
+    }
     const after = await client.callTool({ name: 'get_assignment', arguments: { assignment_id: 1, class_id: 1 } });
     const tools = (await client.listTools()).tools.length;
     out({
@@ -108,7 +116,8 @@ async function main() {
     await client.close();
   } finally {
     stop = true;
-    await answering.catch((e) => log('answering:', e.stack || String(e)));
+    await answering;
+    if (personFailed) log('the person:', personFailed.stack || String(personFailed));
     await browser.close();
     remote.cleanup();
   }
