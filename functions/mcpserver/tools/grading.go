@@ -115,11 +115,6 @@ const listRegradeRequestsSchema = `{"type":"array","items":{"type":"object","req
 	"initial_points":{"$ref":"#/$defs/nnumber"},"resolved_points":{"$ref":"#/$defs/nnumber"},"closed_points":{"$ref":"#/$defs/nnumber"},
 	"resolved_at":{"$ref":"#/$defs/nstring"},"closed_at":{"$ref":"#/$defs/nstring"},"last_commented_at":{"$ref":"#/$defs/nstring"}},"additionalProperties":false}}`
 
-// regradeColumns is list_regrade_requests' select list, with the disputed
-// rubric check embedded.
-const regradeColumns = "id,status,created_at,opened_at,assignment_id,submission_id,created_by,assignee,initial_points,resolved_points,closed_points,resolved_at,closed_at,last_commented_at," +
-	"rubric_checks!submission_regrade_requests_rubric_check_id_fkey(id,name,points)"
-
 // regradeRequest is one request of list_regrade_requests' answer.
 type regradeRequest struct {
 	ID                float64         `json:"id"`
@@ -150,57 +145,31 @@ type rubricCheckRef struct {
 }
 
 // listRegradeRequests orders by created_at then id, both descending.
+// The caller's staff check, the requests and their people's public
+// profiles are one call of the SQL function mcp_list_regrade_requests,
+// which runs as the caller (SECURITY INVOKER, so row-level security
+// applies as to the REST reads it replaces) and answers no row unless the
+// caller is an enabled instructor or grader of the class.
 func listRegradeRequests(ctx context.Context, c *Call) ([]regradeRequest, error) {
-	cid := arg(c.Args, "class_id")
-	staff, rows := c.readRegradeRequests(ctx, cid)
-	out := make([]regradeRequest, 0, len(rows))
-	if !staff {
-		return out, nil
+	var assignment any
+	if c.Args.Value("assignment_id") != nil {
+		assignment = c.Args.Value("assignment_id")
 	}
-	ids := make([]string, 0, 2*len(rows))
-	for _, r := range rows {
-		for _, k := range []string{"created_by", "assignee"} {
-			if s, ok := r.String(k); ok {
-				ids = append(ids, s)
-			}
-		}
-	}
-	profiles := c.publicProfiles(ctx, cid, ids)
+	status, _ := c.Args.String("status")
+	found := c.readFunctionRow(ctx, "mcp_list_regrade_requests", "found", map[string]any{
+		"p_class_id":      c.Args.Value("class_id"),
+		"p_assignment_id": assignment,
+		"p_status":        status,
+		"p_limit":         boundedLimit(c, "limit", listRegradeRequestsDefault, listRegradeRequestsMax),
+	})
+	rows := embedRows(found, "requests")
+	profiles := profilesOfRows(embedRows(found, "profiles"))
 	now := c.now()
+	out := make([]regradeRequest, 0, len(rows))
 	for _, r := range rows {
 		out = append(out, regradeRequestOf(r, profiles, now))
 	}
 	return out, nil
-}
-
-// readRegradeRequests reads, concurrently, whether the caller is staff of
-// the class and the requests the arguments ask for.
-func (c *Call) readRegradeRequests(ctx context.Context, cid string) (staff bool, rows []*jsjson.Object) {
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		staff = c.staffInClass(gctx, cid)
-		return nil
-	})
-	g.Go(func() error {
-		q := c.DB.From("submission_regrade_requests").Select(regradeColumns).Eq("class_id", cid)
-		if c.Args.Value("assignment_id") != nil {
-			q = q.Eq("assignment_id", arg(c.Args, "assignment_id"))
-		}
-		switch status, _ := c.Args.String("status"); status {
-		case "", "open":
-			q = q.In("status", []string{"opened", "escalated"})
-		case "all":
-			q = q.Neq("status", "draft")
-		default:
-			q = q.Eq("status", status)
-		}
-		raw, err := q.Order("created_at", false).Order("id", false).
-			Limit(boundedLimit(c, "limit", listRegradeRequestsDefault, listRegradeRequestsMax)).Rows(gctx)
-		rows, _ = c.pgRows(gctx, raw, err)
-		return nil
-	})
-	_ = g.Wait()
-	return staff, rows
 }
 
 // regradeRequestOf is one request row as answered, its student and

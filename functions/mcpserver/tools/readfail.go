@@ -82,6 +82,8 @@ var tableWords = map[string]string{
 	"user_roles":                     "the class's members",
 	"assignment_due_date_exceptions": "the due date exceptions",
 	"rpc/mcp_student_overview":       "the student's activity",
+	"rpc/mcp_rubric":                 "the rubric",
+	"rpc/mcp_list_regrade_requests":  "the regrade requests",
 }
 
 func readWhat(table string) string {

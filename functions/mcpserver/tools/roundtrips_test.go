@@ -40,6 +40,12 @@ func TestRoundTripBudget(t *testing.T) {
 		// staff read: six reads three deep through REST; one call of the
 		// SQL function mcp_student_overview
 		{"student_overview", userAlice, "get_student_overview", `{"student_profile_id":"` + pubID(1, 3) + `","class_id":1}`, 1, 1},
+		// staff read: the assignment and the rubric's four levels, five
+		// reads at once; one call of mcp_rubric
+		{"rubric", userAlice, "get_rubric", `{"class_id":1,"assignment_id":1}`, 1, 1},
+		// staff read: the caller's staff check ‖ the requests, then their
+		// people's profiles (3 / 2); one call of mcp_list_regrade_requests
+		{"list_regrade_requests", userAlice, "list_regrade_requests", `{"class_id":1,"status":"all"}`, 1, 1},
 		// original 2 / 2
 		{"search_help", userAlice, "search_help_requests", `{"class_id":1}`, 2, 2},
 		// original 3 / 3
