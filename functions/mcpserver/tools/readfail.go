@@ -84,6 +84,8 @@ var tableWords = map[string]string{
 	"rpc/mcp_student_overview":       "the student's activity",
 	"rpc/mcp_rubric":                 "the rubric",
 	"rpc/mcp_list_regrade_requests":  "the regrade requests",
+	"rpc/mcp_help_queue_overview":    "the help queues",
+	"rpc/mcp_grading_progress":       "the grading progress",
 }
 
 func readWhat(table string) string {

@@ -46,6 +46,14 @@ func TestRoundTripBudget(t *testing.T) {
 		// staff read: the caller's staff check ‖ the requests, then their
 		// people's profiles (3 / 2); one call of mcp_list_regrade_requests
 		{"list_regrade_requests", userAlice, "list_regrade_requests", `{"class_id":1,"status":"all"}`, 1, 1},
+		// staff read: the queues ‖ their requests ‖ the caller's rows, then
+		// the assignees' profiles (4 / 2); one call of
+		// mcp_help_queue_overview
+		{"help_queue_overview", userAlice, "get_help_queue_overview", `{"class_id":1}`, 1, 1},
+		// staff read: the caller's rows ‖ the assignment ‖ submissions ‖
+		// review assignments ‖ regrade requests ‖ graders, then their
+		// profiles (7 / 2); one call of mcp_grading_progress
+		{"grading_progress", userAlice, "get_grading_progress", `{"class_id":1,"assignment_id":1}`, 1, 1},
 		// original 2 / 2
 		{"search_help", userAlice, "search_help_requests", `{"class_id":1}`, 2, 2},
 		// original 3 / 3

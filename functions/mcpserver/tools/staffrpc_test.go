@@ -24,6 +24,9 @@ type restRead struct {
 	// unordered: the REST read has no order (a look-up by ids), so the
 	// rows are compared as a set.
 	unordered bool
+	// single: a single object read, compared as its one row (null for
+	// none).
+	single bool
 }
 
 // functionArgs are a function case's arguments, as the tool passes them.
@@ -105,6 +108,12 @@ func checkFunctionReadsAsREST(t *testing.T, fc functionCase) {
 						want = restRows(t, q)
 					}
 					prev[r.key] = want
+					if rows, _ := want.([]any); r.single {
+						want = nil
+						if len(rows) == 1 {
+							want = rows[0]
+						}
+					}
 					got := found[r.key]
 					if r.unordered {
 						want, got = sortedRows(t, want), sortedRows(t, got)
@@ -133,27 +142,29 @@ func sortedRows(t *testing.T, v any) any {
 	return texts
 }
 
-// rowValues are the non-null string values of keys in the rows of a
-// REST answer, in order.
-func rowValues(v any, keys ...string) []string {
+// rowValues are the non-null string values of key in the rows of a REST
+// answer, in order.
+func rowValues(v any, key string) []string {
 	var out []string
 	rows, _ := v.([]any)
 	for _, r := range rows {
 		m, _ := r.(map[string]any)
-		for _, k := range keys {
-			if s, ok := m[k].(string); ok {
-				out = append(out, s)
-			}
+		if s, ok := m[key].(string); ok {
+			out = append(out, s)
 		}
 	}
 	return out
 }
 
 // profileLookupRead is §1.2's profile look-up of the private profile ids
-// under keys of the rows read as from.
-func profileLookupRead(from string, keys ...string) restRead {
+// of earlier reads: each source is a read's key and a column of its rows.
+func profileLookupRead(sources ...[2]string) restRead {
 	return restRead{key: "profiles", unordered: true, query: func(db *userclient.Client, a functionArgs, prev map[string]any) *postgrest.Query {
-		ids := uniqueStrings(rowValues(prev[from], keys...))
+		var ids []string
+		for _, src := range sources {
+			ids = append(ids, rowValues(prev[src[0]], src[1])...)
+		}
+		ids = uniqueStrings(ids)
 		if len(ids) == 0 {
 			return nil
 		}
@@ -229,7 +240,7 @@ func TestListRegradeRequestsFunctionReadsAsREST(t *testing.T) {
 	}}
 	checkFunctionReadsAsREST(t, functionCase{
 		fn: "mcp_list_regrade_requests", column: "found", answered: isStaffREST,
-		reads: []restRead{requests, profileLookupRead("requests", "created_by", "assignee")},
+		reads: []restRead{requests, profileLookupRead([2]string{"requests", "created_by"}, [2]string{"requests", "assignee"})},
 		args: []functionArgs{
 			{"p_class_id": 1, "p_assignment_id": nil, "p_status": "", "p_limit": 25},
 			{"p_class_id": 1, "p_assignment_id": nil, "p_status": "all", "p_limit": 100},
@@ -237,5 +248,81 @@ func TestListRegradeRequestsFunctionReadsAsREST(t *testing.T) {
 			{"p_class_id": 1, "p_assignment_id": nil, "p_status": "all", "p_limit": 1},
 			{"p_class_id": 2, "p_assignment_id": nil, "p_status": "all", "p_limit": 100},
 		},
+	})
+}
+
+// callerRowsRead is callerInClass' REST read of the caller's own rows.
+var callerRowsRead = restRead{key: "caller", unordered: true, query: func(db *userclient.Client, a functionArgs, _ map[string]any) *postgrest.Query {
+	return db.From("user_roles").Select("role,disabled,private_profile_id,public_profile_id").Eq("user_id", db.UserID()).Eq("class_id", a.text("p_class_id"))
+}}
+
+// TestHelpQueueOverviewFunctionReadsAsREST: mcp_help_queue_overview reads
+// what get_help_queue_overview's REST reads read.
+func TestHelpQueueOverviewFunctionReadsAsREST(t *testing.T) {
+	oneQueue := func(a functionArgs) bool { return a["p_help_queue_id"] != nil }
+	queues := restRead{key: "queues", query: func(db *userclient.Client, a functionArgs, _ map[string]any) *postgrest.Query {
+		q := db.From("help_queues").Select("id,name,description,queue_type,available").Eq("class_id", a.text("p_class_id"))
+		if oneQueue(a) {
+			q = q.Eq("id", a.text("p_help_queue_id"))
+		}
+		return q.Order("ordinal", true).Order("id", true).Limit(maxRows)
+	}}
+	// The embedded students are compared as the tool uses them: the rows
+	// in order, each request's students as a set (the embed has no order).
+	requests := restRead{key: "requests", query: func(db *userclient.Client, a functionArgs, _ map[string]any) *postgrest.Query {
+		q := db.From("help_requests").Select("id,help_queue,request,status,is_private,created_at,assignee,"+
+			"help_request_students!help_request_students_help_request_id_fkey(profile_id),"+
+			"submissions!help_requests_referenced_submission_id_fkey(assignment_id,assignments!submissio_assignment_id_fkey(id,title))").
+			Eq("class_id", a.text("p_class_id")).In("status", []string{"open", "in_progress"})
+		if oneQueue(a) {
+			q = q.Eq("help_queue", a.text("p_help_queue_id"))
+		}
+		return q.Order("created_at", true).Order("id", true).Limit(maxRows + 1)
+	}}
+	checkFunctionReadsAsREST(t, functionCase{
+		fn: "mcp_help_queue_overview", column: "found",
+		reads: []restRead{queues, requests, callerRowsRead, profileLookupRead([2]string{"requests", "assignee"})},
+		args:  []functionArgs{{"p_class_id": 1, "p_help_queue_id": nil}, {"p_class_id": 1, "p_help_queue_id": 1}, {"p_class_id": 2, "p_help_queue_id": nil}},
+	})
+}
+
+// TestGradingProgressFunctionReadsAsREST: mcp_grading_progress reads what
+// get_grading_progress' REST reads read: no row unless the caller is
+// enabled staff and the assignment visible.
+func TestGradingProgressFunctionReadsAsREST(t *testing.T) {
+	byAssignment := func(key, table, columns string, more func(q *postgrest.Query) *postgrest.Query) restRead {
+		return restRead{key: key, query: func(db *userclient.Client, a functionArgs, _ map[string]any) *postgrest.Query {
+			q := db.From(table).Select(columns).Eq("class_id", a.text("p_class_id")).Eq("assignment_id", a.text("p_assignment_id"))
+			return more(q).Order("id", true).Limit(maxRows + 1)
+		}}
+	}
+	same := func(q *postgrest.Query) *postgrest.Query { return q }
+	graders := restRead{key: "graders", query: func(db *userclient.Client, a functionArgs, _ map[string]any) *postgrest.Query {
+		return db.From("user_roles").Select("private_profile_id").Eq("class_id", a.text("p_class_id")).Eq("role", "grader").Eq("disabled", "false").
+			Order("id", true).Limit(maxRows + 1)
+	}}
+	assignment := restRead{key: "assignment", query: func(db *userclient.Client, a functionArgs, _ map[string]any) *postgrest.Query {
+		return db.From("assignments").Select("id,grading_rubric_id").Eq("id", a.text("p_assignment_id")).Eq("class_id", a.text("p_class_id"))
+	}}
+	checkFunctionReadsAsREST(t, functionCase{
+		fn: "mcp_grading_progress", column: "found",
+		answered: func(t *testing.T, db *userclient.Client, a functionArgs) bool {
+			rows, _ := restRows(t, callerRowsRead.query(db, a, nil)).([]any)
+			staff := false
+			for _, r := range rows {
+				m := r.(map[string]any)
+				staff = staff || ((m["role"] == "instructor" || m["role"] == "grader") && m["disabled"] == false)
+			}
+			return staff && oneRow(t, assignment.query(db, a, nil))
+		},
+		reads: []restRead{
+			{key: "assignment", query: assignment.query, single: true}, callerRowsRead,
+			byAssignment("submissions", "submissions", "id,submission_reviews!submission_reviews_submission_id_fkey(rubric_id,completed_at,completed_by,released)",
+				func(q *postgrest.Query) *postgrest.Query { return q.Eq("is_active", "true") }),
+			byAssignment("reviews", "review_assignments", "id,assignee_profile_id,due_date,completed_at", same),
+			byAssignment("regrades", "submission_regrade_requests", "status", func(q *postgrest.Query) *postgrest.Query { return q.Neq("status", "draft") }),
+			graders, profileLookupRead([2]string{"graders", "private_profile_id"}, [2]string{"reviews", "assignee_profile_id"}),
+		},
+		args: []functionArgs{{"p_class_id": 1, "p_assignment_id": 1}, {"p_class_id": 1, "p_assignment_id": 2}, {"p_class_id": 2, "p_assignment_id": 5}, {"p_class_id": 1, "p_assignment_id": 5}},
 	})
 }
