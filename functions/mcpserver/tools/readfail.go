@@ -86,6 +86,7 @@ var tableWords = map[string]string{
 	"rpc/mcp_list_regrade_requests":  "the regrade requests",
 	"rpc/mcp_help_queue_overview":    "the help queues",
 	"rpc/mcp_grading_progress":       "the grading progress",
+	"rpc/mcp_search_submissions":     "the submissions",
 }
 
 func readWhat(table string) string {

@@ -54,6 +54,10 @@ func TestRoundTripBudget(t *testing.T) {
 		// review assignments ‖ regrade requests ‖ graders, then their
 		// profiles (7 / 2); one call of mcp_grading_progress
 		{"grading_progress", userAlice, "get_grading_progress", `{"class_id":1,"assignment_id":1}`, 1, 1},
+		// staff read: the assignment ‖ submissions ‖ regrade requests ‖
+		// the student's translation, then the submitters' profiles (4 /
+		// 2); one call of mcp_search_submissions
+		{"search_submissions", userAlice, "search_submissions", `{"class_id":1,"assignment_id":1,"include_inactive":true,"student_profile_id":"` + pubID(1, 3) + `"}`, 1, 1},
 		// original 2 / 2
 		{"search_help", userAlice, "search_help_requests", `{"class_id":1}`, 2, 2},
 		// original 3 / 3

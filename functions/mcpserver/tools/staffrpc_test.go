@@ -27,6 +27,8 @@ type restRead struct {
 	// single: a single object read, compared as its one row (null for
 	// none).
 	single bool
+	// pick, when set, is what the function answers of the REST rows.
+	pick func(rows []any) any
 }
 
 // functionArgs are a function case's arguments, as the tool passes them.
@@ -113,6 +115,8 @@ func checkFunctionReadsAsREST(t *testing.T, fc functionCase) {
 						if len(rows) == 1 {
 							want = rows[0]
 						}
+					} else if r.pick != nil {
+						want = r.pick(rows)
 					}
 					got := found[r.key]
 					if r.unordered {
@@ -324,5 +328,53 @@ func TestGradingProgressFunctionReadsAsREST(t *testing.T) {
 			graders, profileLookupRead([2]string{"graders", "private_profile_id"}, [2]string{"reviews", "assignee_profile_id"}),
 		},
 		args: []functionArgs{{"p_class_id": 1, "p_assignment_id": 1}, {"p_class_id": 1, "p_assignment_id": 2}, {"p_class_id": 2, "p_assignment_id": 5}, {"p_class_id": 1, "p_assignment_id": 5}},
+	})
+}
+
+// TestSearchSubmissionsFunctionReadsAsREST: mcp_search_submissions reads
+// what search_submissions' REST reads read: no row unless the assignment
+// is visible; the submissions (active only unless asked), the sent
+// regrade requests, the student's private profile and the submitters'
+// profiles.
+func TestSearchSubmissionsFunctionReadsAsREST(t *testing.T) {
+	byAssignment := func(db *userclient.Client, a functionArgs, table, columns string) *postgrest.Query {
+		return db.From(table).Select(columns).Eq("class_id", a.text("p_class_id")).Eq("assignment_id", a.text("p_assignment_id"))
+	}
+	subs := restRead{key: "submissions", query: func(db *userclient.Client, a functionArgs, _ map[string]any) *postgrest.Query {
+		q := byAssignment(db, a, "submissions", "id,created_at,ordinal,is_active,profile_id,assignment_group_id,grader_results!grader_results_submission_id_fkey(score,max_score)")
+		if a["p_include_inactive"] != true {
+			q = q.Eq("is_active", "true")
+		}
+		return q.Order("created_at", false).Order("id", false).Limit(maxRows + 1)
+	}}
+	regrades := restRead{key: "regrades", query: func(db *userclient.Client, a functionArgs, _ map[string]any) *postgrest.Query {
+		return byAssignment(db, a, "submission_regrade_requests", "submission_id,status").Neq("status", "draft").Order("id", true).Limit(maxRows)
+	}}
+	// §1.3's translation, as privateProfileID reads it: one row or none.
+	only := restRead{key: "only", query: func(db *userclient.Client, a functionArgs, _ map[string]any) *postgrest.Query {
+		if a["p_student_profile_id"] == nil {
+			return nil
+		}
+		return db.From("user_roles").Select("private_profile_id, role, profiles!user_roles_public_profile_id_fkey(name)").
+			Eq("class_id", a.text("p_class_id")).Eq("public_profile_id", a.text("p_student_profile_id"))
+	}, pick: func(rows []any) any {
+		if len(rows) != 1 {
+			return nil
+		}
+		return rows[0].(map[string]any)["private_profile_id"]
+	}}
+	checkFunctionReadsAsREST(t, functionCase{
+		fn: "mcp_search_submissions", column: "found",
+		answered: func(t *testing.T, db *userclient.Client, a functionArgs) bool {
+			return oneRow(t, db.From("assignments").Select(assignmentColumns).Eq("id", a.text("p_assignment_id")).Eq("class_id", a.text("p_class_id")))
+		},
+		reads: []restRead{subs, regrades, only, profileLookupRead([2]string{"submissions", "profile_id"})},
+		args: []functionArgs{
+			{"p_class_id": 1, "p_assignment_id": 1, "p_include_inactive": true, "p_student_profile_id": nil},
+			{"p_class_id": 1, "p_assignment_id": 1, "p_include_inactive": false, "p_student_profile_id": pubID(1, 3)},
+			{"p_class_id": 1, "p_assignment_id": 2, "p_include_inactive": false, "p_student_profile_id": pubID(2, 3)},
+			{"p_class_id": 2, "p_assignment_id": 5, "p_include_inactive": true, "p_student_profile_id": nil},
+			{"p_class_id": 1, "p_assignment_id": 5, "p_include_inactive": true, "p_student_profile_id": nil},
+		},
 	})
 }
