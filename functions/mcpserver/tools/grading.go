@@ -22,23 +22,9 @@ const (
 	listRegradeRequestsMax     = 100
 )
 
-// staffInClass reports whether the caller holds an enabled instructor or
-// grader role in the class, read from the caller's own user_roles row.
-func (c *Call) staffInClass(ctx context.Context, classID string) bool {
-	raw, err := c.DB.From("user_roles").Select("role").
-		Eq("user_id", c.DB.UserID()).
-		Eq("class_id", classID).
-		Eq("disabled", "false").
-		In("role", []string{"instructor", "grader"}).
-		Limit(1).
-		Rows(ctx)
-	rows, _ := c.pgRows(ctx, raw, err)
-	return len(rows) > 0
-}
-
 // callerRolesOf reads the caller's own user_roles rows in a class (role,
 // disabled, private_profile_id, public_profile_id): whether one is an
-// enabled instructor or grader role (as staffInClass), and the caller's
+// enabled instructor or grader role (staff of the class), and the caller's
 // private and public profile ids there, which mark the caller's own rows
 // of an answer.
 func callerRolesOf(rows []*jsjson.Object) (staff bool, mine map[string]bool) {

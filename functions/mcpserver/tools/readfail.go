@@ -87,6 +87,7 @@ var tableWords = map[string]string{
 	"rpc/mcp_help_queue_overview":    "the help queues",
 	"rpc/mcp_grading_progress":       "the grading progress",
 	"rpc/mcp_search_submissions":     "the submissions",
+	"rpc/mcp_regrade_request":        "the regrade request",
 }
 
 func readWhat(table string) string {

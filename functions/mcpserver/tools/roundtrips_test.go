@@ -54,6 +54,9 @@ func TestRoundTripBudget(t *testing.T) {
 		// review assignments ‖ regrade requests ‖ graders, then their
 		// profiles (7 / 2); one call of mcp_grading_progress
 		{"grading_progress", userAlice, "get_grading_progress", `{"class_id":1,"assignment_id":1}`, 1, 1},
+		// staff read: the caller's staff check ‖ the request with its
+		// embeds (2 / 1); one call of mcp_regrade_request
+		{"regrade_request", userAlice, "get_regrade_request", `{"class_id":1,"regrade_request_id":2}`, 1, 1},
 		// staff read: the assignment ‖ submissions ‖ regrade requests ‖
 		// the student's translation, then the submitters' profiles (4 /
 		// 2); one call of mcp_search_submissions

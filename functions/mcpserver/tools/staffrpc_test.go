@@ -119,6 +119,9 @@ func checkFunctionReadsAsREST(t *testing.T, fc functionCase) {
 						want = r.pick(rows)
 					}
 					got := found[r.key]
+					if r.key == "" {
+						got = rows[0][fc.column] // the whole row the function answers
+					}
 					if r.unordered {
 						want, got = sortedRows(t, want), sortedRows(t, got)
 					}
@@ -176,7 +179,9 @@ func profileLookupRead(sources ...[2]string) restRead {
 	}}
 }
 
-// isStaffREST is the caller's staff check (staffInClass) as a REST read.
+// isStaffREST is the tools' staff check before their SQL functions: the
+// caller's own enabled instructor or grader row in the class, read
+// through REST.
 func isStaffREST(t *testing.T, db *userclient.Client, a functionArgs) bool {
 	return oneRow(t, db.From("user_roles").Select("role").Eq("user_id", db.UserID()).Eq("class_id", a.text("p_class_id")).
 		Eq("disabled", "false").In("role", []string{"instructor", "grader"}).Limit(1))
@@ -375,6 +380,50 @@ func TestSearchSubmissionsFunctionReadsAsREST(t *testing.T) {
 			{"p_class_id": 1, "p_assignment_id": 2, "p_include_inactive": false, "p_student_profile_id": pubID(2, 3)},
 			{"p_class_id": 2, "p_assignment_id": 5, "p_include_inactive": true, "p_student_profile_id": nil},
 			{"p_class_id": 1, "p_assignment_id": 5, "p_include_inactive": true, "p_student_profile_id": nil},
+		},
+	})
+}
+
+// classProfileColumns embed, under a profile id, what the answer shows of
+// the person: the public profile and role of the class member whose
+// private profile it is (private), or whose public profile it is (public).
+// The profile's own name is never read: a private profile's is the
+// person's real name.
+const classProfileColumns = "private:user_roles!user_roles_private_profile_id_fkey(class_id,role,public_profile_id,pub:profiles!user_roles_public_profile_id_fkey(name))," +
+	"public:user_roles!user_roles_public_profile_id_fkey(class_id,role,public_profile_id,pub:profiles!user_roles_public_profile_id_fkey(name))"
+
+// regradeRequestColumns is get_regrade_request's REST read before
+// mcp_regrade_request: the request with everything the answer shows
+// embedded.
+const regradeRequestColumns = "id,class_id,status,assignment_id,submission_id,created_at,opened_at,resolved_at,escalated_at,closed_at,last_commented_at,initial_points,resolved_points,closed_points," +
+	"assignments!submission_regrade_requests_assignment_id_fkey(title)," +
+	"rubric_checks!submission_regrade_requests_rubric_check_id_fkey(id,name,description,points)," +
+	"submission_reviews!submission_regrade_requests_submission_review_id_fkey(id,name,total_score,total_autograde_score,tweak,released)," +
+	"student:profiles!submission_regrade_requests_submitted_by_fkey(" + classProfileColumns + ")," +
+	"assignee_profile:profiles!submission_regrade_requests_assignee_fkey(" + classProfileColumns + ")," +
+	"submission_regrade_request_comments(id,created_at,comment,author_profile:profiles!submission_regrade_request_comments_author_fkey(" + classProfileColumns + "))"
+
+// TestRegradeRequestFunctionReadsAsREST: mcp_regrade_request reads what
+// get_regrade_request's REST reads read: no row unless the caller is
+// enabled staff of the class and the request a sent one of it; the
+// request row with every embed, the comments newest first.
+func TestRegradeRequestFunctionReadsAsREST(t *testing.T) {
+	request := restRead{key: "", single: true, query: func(db *userclient.Client, a functionArgs, _ map[string]any) *postgrest.Query {
+		return db.From("submission_regrade_requests").Select(regradeRequestColumns).
+			Eq("id", a.text("p_regrade_request_id")).Eq("class_id", a.text("p_class_id")).Neq("status", "draft").
+			OrderIn(regradeComments, "created_at", false).OrderIn(regradeComments, "id", false).
+			LimitIn(regradeComments, maxRegradeRequestComments+1)
+	}}
+	checkFunctionReadsAsREST(t, functionCase{
+		fn: "mcp_regrade_request", column: "found",
+		answered: func(t *testing.T, db *userclient.Client, a functionArgs) bool {
+			return isStaffREST(t, db, a) && oneRow(t, request.query(db, a, nil))
+		},
+		reads: []restRead{request},
+		args: []functionArgs{
+			{"p_class_id": 1, "p_regrade_request_id": 1}, {"p_class_id": 1, "p_regrade_request_id": 2},
+			{"p_class_id": 1, "p_regrade_request_id": 3}, {"p_class_id": 1, "p_regrade_request_id": 4},
+			{"p_class_id": 1, "p_regrade_request_id": 5}, {"p_class_id": 2, "p_regrade_request_id": 6},
 		},
 	})
 }
