@@ -13,10 +13,7 @@ import (
 	"sort"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
-	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 )
 
 // Limits of list_regrade_requests.
@@ -25,30 +22,12 @@ const (
 	listRegradeRequestsMax     = 100
 )
 
-// staffInClass reports whether the caller holds an enabled instructor or
-// grader role in the class, read from the caller's own user_roles row.
-func (c *Call) staffInClass(ctx context.Context, classID string) bool {
-	raw, err := c.DB.From("user_roles").Select("role").
-		Eq("user_id", c.DB.UserID()).
-		Eq("class_id", classID).
-		Eq("disabled", "false").
-		In("role", []string{"instructor", "grader"}).
-		Limit(1).
-		Rows(ctx)
-	rows, _ := c.pgRows(ctx, raw, err)
-	return len(rows) > 0
-}
-
-// callerInClass reads the caller's own user_roles rows in the class:
-// whether one is an enabled instructor or grader role (as staffInClass),
-// and the caller's private and public profile ids there, which mark the
-// caller's own rows of an answer.
-func (c *Call) callerInClass(ctx context.Context, classID string) (staff bool, mine map[string]bool) {
-	raw, err := c.DB.From("user_roles").Select("role,disabled,private_profile_id,public_profile_id").
-		Eq("user_id", c.DB.UserID()).
-		Eq("class_id", classID).
-		Rows(ctx)
-	rows, _ := c.pgRows(ctx, raw, err)
+// callerRolesOf reads the caller's own user_roles rows in a class (role,
+// disabled, private_profile_id, public_profile_id): whether one is an
+// enabled instructor or grader role (staff of the class), and the caller's
+// private and public profile ids there, which mark the caller's own rows
+// of an answer.
+func callerRolesOf(rows []*jsjson.Object) (staff bool, mine map[string]bool) {
 	mine = map[string]bool{}
 	for _, r := range rows {
 		staff = staff || (isStaffRole(r) && r.Value("disabled") == false)
@@ -115,11 +94,6 @@ const listRegradeRequestsSchema = `{"type":"array","items":{"type":"object","req
 	"initial_points":{"$ref":"#/$defs/nnumber"},"resolved_points":{"$ref":"#/$defs/nnumber"},"closed_points":{"$ref":"#/$defs/nnumber"},
 	"resolved_at":{"$ref":"#/$defs/nstring"},"closed_at":{"$ref":"#/$defs/nstring"},"last_commented_at":{"$ref":"#/$defs/nstring"}},"additionalProperties":false}}`
 
-// regradeColumns is list_regrade_requests' select list, with the disputed
-// rubric check embedded.
-const regradeColumns = "id,status,created_at,opened_at,assignment_id,submission_id,created_by,assignee,initial_points,resolved_points,closed_points,resolved_at,closed_at,last_commented_at," +
-	"rubric_checks!submission_regrade_requests_rubric_check_id_fkey(id,name,points)"
-
 // regradeRequest is one request of list_regrade_requests' answer.
 type regradeRequest struct {
 	ID                float64         `json:"id"`
@@ -150,57 +124,31 @@ type rubricCheckRef struct {
 }
 
 // listRegradeRequests orders by created_at then id, both descending.
+// The caller's staff check, the requests and their people's public
+// profiles are one call of the SQL function mcp_list_regrade_requests,
+// which runs as the caller (SECURITY INVOKER, so row-level security
+// applies as to the REST reads it replaces) and answers no row unless the
+// caller is an enabled instructor or grader of the class.
 func listRegradeRequests(ctx context.Context, c *Call) ([]regradeRequest, error) {
-	cid := arg(c.Args, "class_id")
-	staff, rows := c.readRegradeRequests(ctx, cid)
-	out := make([]regradeRequest, 0, len(rows))
-	if !staff {
-		return out, nil
+	var assignment any
+	if c.Args.Value("assignment_id") != nil {
+		assignment = c.Args.Value("assignment_id")
 	}
-	ids := make([]string, 0, 2*len(rows))
-	for _, r := range rows {
-		for _, k := range []string{"created_by", "assignee"} {
-			if s, ok := r.String(k); ok {
-				ids = append(ids, s)
-			}
-		}
-	}
-	profiles := c.publicProfiles(ctx, cid, ids)
+	status, _ := c.Args.String("status")
+	found := c.readFunctionRow(ctx, "mcp_list_regrade_requests", "found", map[string]any{
+		"p_class_id":      c.Args.Value("class_id"),
+		"p_assignment_id": assignment,
+		"p_status":        status,
+		"p_limit":         boundedLimit(c, "limit", listRegradeRequestsDefault, listRegradeRequestsMax),
+	})
+	rows := embedRows(found, "requests")
+	profiles := profilesOfRows(embedRows(found, "profiles"))
 	now := c.now()
+	out := make([]regradeRequest, 0, len(rows))
 	for _, r := range rows {
 		out = append(out, regradeRequestOf(r, profiles, now))
 	}
 	return out, nil
-}
-
-// readRegradeRequests reads, concurrently, whether the caller is staff of
-// the class and the requests the arguments ask for.
-func (c *Call) readRegradeRequests(ctx context.Context, cid string) (staff bool, rows []*jsjson.Object) {
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		staff = c.staffInClass(gctx, cid)
-		return nil
-	})
-	g.Go(func() error {
-		q := c.DB.From("submission_regrade_requests").Select(regradeColumns).Eq("class_id", cid)
-		if c.Args.Value("assignment_id") != nil {
-			q = q.Eq("assignment_id", arg(c.Args, "assignment_id"))
-		}
-		switch status, _ := c.Args.String("status"); status {
-		case "", "open":
-			q = q.In("status", []string{"opened", "escalated"})
-		case "all":
-			q = q.Neq("status", "draft")
-		default:
-			q = q.Eq("status", status)
-		}
-		raw, err := q.Order("created_at", false).Order("id", false).
-			Limit(boundedLimit(c, "limit", listRegradeRequestsDefault, listRegradeRequestsMax)).Rows(gctx)
-		rows, _ = c.pgRows(gctx, raw, err)
-		return nil
-	})
-	_ = g.Wait()
-	return staff, rows
 }
 
 // regradeRequestOf is one request row as answered, its student and
@@ -324,14 +272,12 @@ type graderProgress struct {
 // by public name (unnamed last) and then public profile id. Each list is
 // read up to maxRows rows; truncated says one was longer.
 func getGradingProgress(ctx context.Context, c *Call) (*gradingProgressResult, error) {
-	cid, aid := arg(c.Args, "class_id"), arg(c.Args, "assignment_id")
-	read := c.readGradingProgress(ctx, cid, aid)
+	read, profiles := c.readGradingProgress(ctx)
 	if !read.staff || read.assignment == nil {
 		return nil, nil
 	}
 	graded, released := gradedSubmissions(read.subs, read.assignment.Value("grading_rubric_id"))
 	order, byGrader, completed := tallyReviews(read.graderRoles, read.reviews)
-	profiles := c.publicProfiles(ctx, cid, order)
 	return &gradingProgressResult{
 		ClassID:      numberOf(c.Args.Value("class_id")),
 		AssignmentID: numberOf(c.Args.Value("assignment_id")),
@@ -347,64 +293,33 @@ func getGradingProgress(ctx context.Context, c *Call) (*gradingProgressResult, e
 	}, nil
 }
 
-// readGradingProgress runs get_grading_progress' reads concurrently:
-// whether the caller is staff, the assignment, its active submissions with
-// their reviews, its review assignments, its sent regrade requests and the
-// class's enabled graders.
-func (c *Call) readGradingProgress(ctx context.Context, cid, aid string) gradingRead {
-	var (
-		read gradingRead
-		over [4]bool
-	)
-	list := func(ctx context.Context, table, columns string, build func(q *postgrest.Query) *postgrest.Query, dst *[]*jsjson.Object, over *bool) {
-		raw, err := build(c.DB.From(table).Select(columns)).Limit(maxRows + 1).Rows(ctx)
-		rows, _ := c.pgRows(ctx, raw, err)
-		if len(rows) > maxRows {
-			rows, *over = rows[:maxRows], true
-		}
-		*dst = rows
+// readGradingProgress reads, in one call of the SQL function
+// mcp_grading_progress (SECURITY INVOKER, so row-level security applies as
+// to the REST reads it replaces), whether the caller is staff, the
+// assignment, its active submissions with their reviews, its review
+// assignments, its sent regrade requests, the class's enabled graders and
+// the graders' and assignees' public profiles. The function answers no row
+// unless the caller is staff and the assignment visible.
+func (c *Call) readGradingProgress(ctx context.Context) (gradingRead, map[string]publicProfile) {
+	found := c.readFunctionRow(ctx, "mcp_grading_progress", "found", map[string]any{
+		"p_class_id":      c.Args.Value("class_id"),
+		"p_assignment_id": c.Args.Value("assignment_id"),
+	})
+	var read gradingRead
+	if found == nil {
+		return read, nil
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		read.staff, read.mine = c.callerInClass(gctx, cid)
-		return nil
-	})
-	g.Go(func() error {
-		raw, err := c.DB.From("assignments").Select("id,grading_rubric_id").Eq("id", aid).Eq("class_id", cid).MaybeSingle(gctx)
-		read.assignment = c.pgObject(gctx, raw, err)
-		return nil
-	})
-	g.Go(func() error {
-		list(gctx, "submissions", "id,submission_reviews!submission_reviews_submission_id_fkey(rubric_id,completed_at,completed_by,released)",
-			func(q *postgrest.Query) *postgrest.Query {
-				return q.Eq("class_id", cid).Eq("assignment_id", aid).Eq("is_active", "true").Order("id", true)
-			}, &read.subs, &over[0])
-		return nil
-	})
-	g.Go(func() error {
-		list(gctx, "review_assignments", "id,assignee_profile_id,due_date,completed_at",
-			func(q *postgrest.Query) *postgrest.Query {
-				return q.Eq("class_id", cid).Eq("assignment_id", aid).Order("id", true)
-			}, &read.reviews, &over[1])
-		return nil
-	})
-	g.Go(func() error {
-		list(gctx, "submission_regrade_requests", "status",
-			func(q *postgrest.Query) *postgrest.Query {
-				return q.Eq("class_id", cid).Eq("assignment_id", aid).Neq("status", "draft").Order("id", true)
-			}, &read.regrades, &over[2])
-		return nil
-	})
-	g.Go(func() error {
-		list(gctx, "user_roles", "private_profile_id",
-			func(q *postgrest.Query) *postgrest.Query {
-				return q.Eq("class_id", cid).Eq("role", "grader").Eq("disabled", "false").Order("id", true)
-			}, &read.graderRoles, &over[3])
-		return nil
-	})
-	_ = g.Wait()
-	read.truncated = over[0] || over[1] || over[2] || over[3]
-	return read
+	read.staff, read.mine = callerRolesOf(embedRows(found, "caller"))
+	read.assignment, _ = found.Object("assignment")
+	list := func(key string) []*jsjson.Object {
+		rows := embedRows(found, key)
+		if len(rows) > maxRows {
+			rows, read.truncated = rows[:maxRows], true
+		}
+		return rows
+	}
+	read.subs, read.reviews, read.regrades, read.graderRoles = list("submissions"), list("reviews"), list("regrades"), list("graders")
+	return read, profilesOfRows(embedRows(found, "profiles"))
 }
 
 // gradedSubmissions counts the submissions whose review under the grading

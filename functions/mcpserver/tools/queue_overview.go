@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 )
 
@@ -41,12 +39,6 @@ const queueOverviewSchema = `{"type":"object","required":["class_id","queues","t
 	"age_seconds":{"$ref":"#/$defs/nnumber"},"assignee_profile_id":{"$ref":"#/$defs/nstring"},"assignee_name":{"$ref":"#/$defs/nstring"},"assignee_is_caller":{"type":"boolean"},
 	"assignment":{"anyOf":[{"type":"null"},{"type":"object","required":["id","title"],"properties":{"id":{"type":"number"},"title":{"type":"string"}},"additionalProperties":false}]},
 	"students":{"type":"number"}},"additionalProperties":false}}},"additionalProperties":false}}},"additionalProperties":false}`
-
-// queueRequestColumns is the help request row of the overview, with its
-// students and the linked submission's assignment embedded.
-const queueRequestColumns = "id,help_queue,request,status,is_private,created_at,assignee," +
-	"help_request_students!help_request_students_help_request_id_fkey(profile_id)," +
-	"submissions!help_requests_referenced_submission_id_fkey(assignment_id,assignments!submissio_assignment_id_fkey(id,title))"
 
 // queueOverviewResult is get_help_queue_overview's answer.
 type queueOverviewResult struct {
@@ -101,19 +93,11 @@ type queueState struct {
 // open or in-progress request of them (up to maxRows, oldest first, then
 // by id), under the caller's row-level security, and groups them.
 func getHelpQueueOverview(ctx context.Context, c *Call) (queueOverviewResult, error) {
-	cid := arg(c.Args, "class_id")
-	queues, requests, mine := c.readHelpQueues(ctx, cid)
+	queues, requests, mine, profiles := c.readHelpQueues(ctx)
 	truncated := len(requests) > maxRows
 	if truncated {
 		requests = requests[:maxRows]
 	}
-	var assignees []string
-	for _, r := range requests {
-		if a, ok := r.String("assignee"); ok {
-			assignees = append(assignees, a)
-		}
-	}
-	profiles := c.publicProfiles(ctx, cid, assignees)
 	limit := boundedLimit(c, "limit", queueOverviewDefault, queueOverviewMax)
 	states := tallyQueues(queues, requests, limit, profiles, mine, c.now())
 	out := make([]queueSummary, 0, len(queues))
@@ -129,34 +113,17 @@ func getHelpQueueOverview(ctx context.Context, c *Call) (queueOverviewResult, er
 }
 
 // readHelpQueues reads the queues, their open and in-progress requests
-// (up to maxRows + 1) and the caller's own profile ids concurrently.
-func (c *Call) readHelpQueues(ctx context.Context, cid string) (queues, requests []*jsjson.Object, mine map[string]bool) {
-	oneQueue := c.Args.Value("help_queue_id") != nil
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		q := c.DB.From("help_queues").Select("id,name,description,queue_type,available").Eq("class_id", cid)
-		if oneQueue {
-			q = q.Eq("id", arg(c.Args, "help_queue_id"))
-		}
-		raw, err := q.Order("ordinal", true).Order("id", true).Limit(maxRows).Rows(gctx)
-		queues, _ = c.pgRows(gctx, raw, err)
-		return nil
+// (up to maxRows + 1), the caller's own profile ids and the assignees'
+// public profiles in one call of the SQL function mcp_help_queue_overview,
+// which runs as the caller (SECURITY INVOKER, so row-level security
+// applies as to the REST reads it replaces).
+func (c *Call) readHelpQueues(ctx context.Context) (queues, requests []*jsjson.Object, mine map[string]bool, profiles map[string]publicProfile) {
+	found := c.readFunctionRow(ctx, "mcp_help_queue_overview", "found", map[string]any{
+		"p_class_id":      c.Args.Value("class_id"),
+		"p_help_queue_id": c.Args.Value("help_queue_id"),
 	})
-	g.Go(func() error {
-		q := c.DB.From("help_requests").Select(queueRequestColumns).Eq("class_id", cid).In("status", []string{"open", "in_progress"})
-		if oneQueue {
-			q = q.Eq("help_queue", arg(c.Args, "help_queue_id"))
-		}
-		raw, err := q.Order("created_at", true).Order("id", true).Limit(maxRows + 1).Rows(gctx)
-		requests, _ = c.pgRows(gctx, raw, err)
-		return nil
-	})
-	g.Go(func() error {
-		_, mine = c.callerInClass(gctx, cid)
-		return nil
-	})
-	_ = g.Wait()
-	return queues, requests, mine
+	_, mine = callerRolesOf(embedRows(found, "caller"))
+	return embedRows(found, "queues"), embedRows(found, "requests"), mine, profilesOfRows(embedRows(found, "profiles"))
 }
 
 // tallyQueues counts each queue's requests and lists up to limit of them,

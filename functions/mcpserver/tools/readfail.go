@@ -82,6 +82,12 @@ var tableWords = map[string]string{
 	"user_roles":                     "the class's members",
 	"assignment_due_date_exceptions": "the due date exceptions",
 	"rpc/mcp_student_overview":       "the student's activity",
+	"rpc/mcp_rubric":                 "the rubric",
+	"rpc/mcp_list_regrade_requests":  "the regrade requests",
+	"rpc/mcp_help_queue_overview":    "the help queues",
+	"rpc/mcp_grading_progress":       "the grading progress",
+	"rpc/mcp_search_submissions":     "the submissions",
+	"rpc/mcp_regrade_request":        "the regrade request",
 }
 
 func readWhat(table string) string {

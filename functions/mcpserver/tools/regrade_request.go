@@ -12,8 +12,6 @@ import (
 	"context"
 	"slices"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/pawtograder/mcp-gateway/gateway/hiddentext"
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 )
@@ -117,49 +115,21 @@ type regradeComment struct {
 	HiddenCharacters int     `json:"hidden_characters"`
 }
 
-// classProfileColumns embed, under a profile id, what the answer shows of
-// the person: the public profile and role of the class member whose
-// private profile it is (private), or whose public profile it is (public).
-// The profile's own name is never read: a private profile's is the
-// person's real name.
-const classProfileColumns = "private:user_roles!user_roles_private_profile_id_fkey(class_id,role,public_profile_id,pub:profiles!user_roles_public_profile_id_fkey(name))," +
-	"public:user_roles!user_roles_public_profile_id_fkey(class_id,role,public_profile_id,pub:profiles!user_roles_public_profile_id_fkey(name))"
-
-// regradeRequestColumns is the request with everything the answer shows,
-// embedded, so the answer is one read.
-const regradeRequestColumns = "id,class_id,status,assignment_id,submission_id,created_at,opened_at,resolved_at,escalated_at,closed_at,last_commented_at,initial_points,resolved_points,closed_points," +
-	"assignments!submission_regrade_requests_assignment_id_fkey(title)," +
-	"rubric_checks!submission_regrade_requests_rubric_check_id_fkey(id,name,description,points)," +
-	"submission_reviews!submission_regrade_requests_submission_review_id_fkey(id,name,total_score,total_autograde_score,tweak,released)," +
-	"student:profiles!submission_regrade_requests_submitted_by_fkey(" + classProfileColumns + ")," +
-	"assignee_profile:profiles!submission_regrade_requests_assignee_fkey(" + classProfileColumns + ")," +
-	"submission_regrade_request_comments(id,created_at,comment,author_profile:profiles!submission_regrade_request_comments_author_fkey(" + classProfileColumns + "))"
-
-// regradeComments is the embedded conversation's name in the select.
+// regradeComments is the conversation's key in mcp_regrade_request's row.
 const regradeComments = "submission_regrade_request_comments"
 
-// getRegradeRequest reads, at once, whether the caller is staff of the
-// class and the request with everything it shows.
+// getRegradeRequest reads whether the caller is staff of the class and the
+// request with everything it shows in one call of the SQL function
+// mcp_regrade_request, which runs as the caller (SECURITY INVOKER, so
+// row-level security applies as to the REST reads it replaces) and answers
+// no row unless the caller is staff and the request a sent one of the
+// class.
 func getRegradeRequest(ctx context.Context, c *Call) (*regradeRequestDetail, error) {
-	cid, rid := arg(c.Args, "class_id"), arg(c.Args, "regrade_request_id")
-	var staff bool
-	var row *jsjson.Object
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		staff = c.staffInClass(gctx, cid)
-		return nil
+	row := c.readFunctionRow(ctx, "mcp_regrade_request", "found", map[string]any{
+		"p_class_id":           c.Args.Value("class_id"),
+		"p_regrade_request_id": c.Args.Value("regrade_request_id"),
 	})
-	g.Go(func() error {
-		raw, err := c.DB.From("submission_regrade_requests").Select(regradeRequestColumns).
-			Eq("id", rid).Eq("class_id", cid).Neq("status", "draft").
-			OrderIn(regradeComments, "created_at", false).OrderIn(regradeComments, "id", false).
-			LimitIn(regradeComments, maxRegradeRequestComments+1).
-			MaybeSingle(gctx)
-		row = c.pgObject(gctx, raw, err)
-		return nil
-	})
-	_ = g.Wait()
-	if !staff || row == nil {
+	if row == nil {
 		return nil, nil
 	}
 	return regradeRequestDetailOf(row), nil
@@ -215,7 +185,9 @@ func regradeCommentsOf(rows []*jsjson.Object, classID float64) ([]regradeComment
 	return out, truncated
 }
 
-// classMember reads the profile embedded under key (classProfileColumns):
+// classMember reads the profile embedded under key (its user_roles row
+// through the private profile id, or the public one, as "private" and
+// "public", each with the public profile's name as "pub"):
 // the member's public profile id and name, and whether their role in the
 // class is instructor or grader (disabled or not, as §1.4 counts staff).
 // All are zero when the profile is no member of the class the caller may

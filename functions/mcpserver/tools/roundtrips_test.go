@@ -40,6 +40,27 @@ func TestRoundTripBudget(t *testing.T) {
 		// staff read: six reads three deep through REST; one call of the
 		// SQL function mcp_student_overview
 		{"student_overview", userAlice, "get_student_overview", `{"student_profile_id":"` + pubID(1, 3) + `","class_id":1}`, 1, 1},
+		// staff read: the assignment and the rubric's four levels, five
+		// reads at once; one call of mcp_rubric
+		{"rubric", userAlice, "get_rubric", `{"class_id":1,"assignment_id":1}`, 1, 1},
+		// staff read: the caller's staff check ‖ the requests, then their
+		// people's profiles (3 / 2); one call of mcp_list_regrade_requests
+		{"list_regrade_requests", userAlice, "list_regrade_requests", `{"class_id":1,"status":"all"}`, 1, 1},
+		// staff read: the queues ‖ their requests ‖ the caller's rows, then
+		// the assignees' profiles (4 / 2); one call of
+		// mcp_help_queue_overview
+		{"help_queue_overview", userAlice, "get_help_queue_overview", `{"class_id":1}`, 1, 1},
+		// staff read: the caller's rows ‖ the assignment ‖ submissions ‖
+		// review assignments ‖ regrade requests ‖ graders, then their
+		// profiles (7 / 2); one call of mcp_grading_progress
+		{"grading_progress", userAlice, "get_grading_progress", `{"class_id":1,"assignment_id":1}`, 1, 1},
+		// staff read: the caller's staff check ‖ the request with its
+		// embeds (2 / 1); one call of mcp_regrade_request
+		{"regrade_request", userAlice, "get_regrade_request", `{"class_id":1,"regrade_request_id":2}`, 1, 1},
+		// staff read: the assignment ‖ submissions ‖ regrade requests ‖
+		// the student's translation, then the submitters' profiles (4 /
+		// 2); one call of mcp_search_submissions
+		{"search_submissions", userAlice, "search_submissions", `{"class_id":1,"assignment_id":1,"include_inactive":true,"student_profile_id":"` + pubID(1, 3) + `"}`, 1, 1},
 		// original 2 / 2
 		{"search_help", userAlice, "search_help_requests", `{"class_id":1}`, 2, 2},
 		// original 3 / 3

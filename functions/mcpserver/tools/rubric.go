@@ -3,23 +3,12 @@ package tools
 import (
 	"context"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 )
 
-// rubricRowLimit bounds each of get_rubric's four queries; a rubric
+// rubricRowLimit bounds each of get_rubric's four levels; a rubric
 // larger than that is answered in part, with truncated set.
 const rubricRowLimit = 500
-
-// Select lists of get_rubric, one per level; the keys of each answer
-// object follow them (less the parent ids).
-const (
-	rubricColumns    = "id,name,description,review_round,is_private"
-	partColumns      = "id,rubric_id,name,description,ordinal"
-	criterionColumns = "id,rubric_part_id,name,description,ordinal,total_points,is_additive,is_deduction_only,min_checks_per_submission,max_checks_per_submission"
-	checkColumns     = "id,rubric_criteria_id,name,description,group,ordinal,points,is_annotation,max_annotations,file,artifact,is_required,is_comment_required,student_visibility"
-)
 
 // getRubricTool is get_rubric: every rubric of an assignment the caller
 // may read (grading, self-review, meta-grading), each with its parts,
@@ -62,7 +51,7 @@ type rubricResult struct {
 	Truncated    bool         `json:"truncated"`
 }
 
-// rubricItem is one rubric (rubricColumns).
+// rubricItem is one rubric.
 type rubricItem struct {
 	ID          float64      `json:"id"`
 	Name        string       `json:"name"`
@@ -72,7 +61,7 @@ type rubricItem struct {
 	Parts       []rubricPart `json:"parts"`
 }
 
-// rubricPart is one part of a rubric (partColumns less rubric_id).
+// rubricPart is one part of a rubric.
 type rubricPart struct {
 	ID          float64           `json:"id"`
 	Name        string            `json:"name"`
@@ -81,8 +70,7 @@ type rubricPart struct {
 	Criteria    []rubricCriterion `json:"criteria"`
 }
 
-// rubricCriterion is one criterion of a part (criterionColumns less
-// rubric_part_id).
+// rubricCriterion is one criterion of a part.
 type rubricCriterion struct {
 	ID                     float64       `json:"id"`
 	Name                   string        `json:"name"`
@@ -96,8 +84,7 @@ type rubricCriterion struct {
 	Checks                 []rubricCheck `json:"checks"`
 }
 
-// rubricCheck is one check of a criterion (checkColumns less
-// rubric_criteria_id).
+// rubricCheck is one check of a criterion.
 type rubricCheck struct {
 	ID                float64  `json:"id"`
 	Name              string   `json:"name"`
@@ -114,14 +101,13 @@ type rubricCheck struct {
 	StudentVisibility string   `json:"student_visibility"`
 }
 
-// getRubric reads the four levels concurrently, each ordered as the web
+// getRubric reads the four levels, each ordered as the web
 // app sorts it (ordinal, then id for equal ordinals; rubrics by id), and
 // nests them. Row-level security decides every level on its own: a
 // student sees no private rubric and only the checks shown to students.
 func getRubric(ctx context.Context, c *Call) (*rubricResult, error) {
-	cid, aid := arg(c.Args, "class_id"), arg(c.Args, "assignment_id")
-	assignment, levels, truncated := c.readRubric(ctx, cid, aid)
-	if assignment == nil {
+	found, levels, truncated := c.readRubric(ctx)
+	if !found {
 		return nil, nil
 	}
 	return &rubricResult{
@@ -132,37 +118,32 @@ func getRubric(ctx context.Context, c *Call) (*rubricResult, error) {
 	}, nil
 }
 
+// rubricLevels are the keys of mcp_rubric's levels, rubrics to checks.
+var rubricLevels = [4]string{"rubrics", "parts", "criteria", "checks"}
+
 // readRubric reads the assignment record and the four levels (rubrics,
-// parts, criteria, checks) concurrently, each up to rubricRowLimit rows;
-// truncated says one level was longer.
-func (c *Call) readRubric(ctx context.Context, cid, aid string) (assignment any, levels [4][]*jsjson.Object, truncated bool) {
-	queries := [4]struct{ table, columns string }{
-		{"rubrics", rubricColumns}, {"rubric_parts", partColumns},
-		{"rubric_criteria", criterionColumns}, {"rubric_checks", checkColumns},
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		assignment = c.assignmentRecord(gctx, aid, cid)
-		return nil
+// parts, criteria, checks) in one call of the SQL function mcp_rubric,
+// which runs as the caller (SECURITY INVOKER) and reads each level on its
+// own, under its own row-level security, as the five REST reads did, each
+// up to rubricRowLimit rows and one more; truncated says one level was
+// longer. found is false when the assignment is not one row the caller may
+// see (or the read failed, noted).
+func (c *Call) readRubric(ctx context.Context) (found bool, levels [4][]*jsjson.Object, truncated bool) {
+	read := c.readFunctionRow(ctx, "mcp_rubric", "levels", map[string]any{
+		"p_class_id":      c.Args.Value("class_id"),
+		"p_assignment_id": c.Args.Value("assignment_id"),
 	})
-	var over [4]bool
-	for i, q := range queries {
-		g.Go(func() error {
-			pq := c.DB.From(q.table).Select(q.columns).Eq("assignment_id", aid).Eq("class_id", cid)
-			if i > 0 {
-				pq = pq.Order("ordinal", true)
-			}
-			raw, err := pq.Order("id", true).Limit(rubricRowLimit + 1).Rows(gctx)
-			rows, _ := c.pgRows(gctx, raw, err)
-			if len(rows) > rubricRowLimit {
-				rows, over[i] = rows[:rubricRowLimit], true
-			}
-			levels[i] = rows
-			return nil
-		})
+	if read == nil {
+		return false, levels, false
 	}
-	_ = g.Wait()
-	return assignment, levels, over[0] || over[1] || over[2] || over[3]
+	for i, key := range rubricLevels {
+		rows := embedRows(read, key)
+		if len(rows) > rubricRowLimit {
+			rows, truncated = rows[:rubricRowLimit], true
+		}
+		levels[i] = rows
+	}
+	return true, levels, truncated
 }
 
 // nestRubric nests the four levels' rows: each row under its parent, in

@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/pawtograder/mcp-gateway/gateway/jsjson"
 )
 
@@ -112,17 +110,19 @@ type searchedSubmission struct {
 	OpenRegradeRequests int             `json:"open_regrade_requests"`
 }
 
-// submissionSearch is what search_submissions read: the submissions (at
-// most maxRows, truncated when there were more), the assignment's sent
-// regrade requests and, with student_profile_id, its private profile
-// (onlyOK false when it does not translate).
+// submissionSearch is what search_submissions read: whether the
+// assignment is visible, the submissions (at most maxRows, truncated when
+// there were more), the assignment's sent regrade requests, the
+// submitters' public profiles and, with student_profile_id, its private
+// profile (onlyOK false when it does not translate).
 type submissionSearch struct {
-	assignment any
-	subs       []*jsjson.Object
-	regrades   []*jsjson.Object
-	truncated  bool
-	onlyID     string
-	onlyOK     bool
+	visible   bool
+	subs      []*jsjson.Object
+	regrades  []*jsjson.Object
+	profiles  map[string]publicProfile
+	truncated bool
+	onlyID    string
+	onlyOK    bool
 }
 
 // submissionFilter is search_submissions' filter arguments, with the
@@ -148,19 +148,12 @@ type submissionFilter struct {
 // count. Group submissions have no student, so a student filter never
 // matches them.
 func searchSubmissions(ctx context.Context, c *Call) (*searchSubmissionsResult, error) {
-	cid, aid := arg(c.Args, "class_id"), arg(c.Args, "assignment_id")
-	read := c.readSubmissionSearch(ctx, cid, aid)
-	if read.assignment == nil {
+	read := c.readSubmissionSearch(ctx)
+	if !read.visible {
 		return nil, nil
 	}
 	total, open := regradeCounts(read.regrades)
-	ids := make([]string, 0, len(read.subs))
-	for _, s := range read.subs {
-		if p, _ := s.String("profile_id"); p != "" {
-			ids = append(ids, p)
-		}
-	}
-	profiles := c.publicProfiles(ctx, cid, ids)
+	profiles := read.profiles
 	f := submissionFilterOf(c.Args)
 	f.onlyID, f.onlyOK = read.onlyID, read.onlyOK
 	limit := boundedLimit(c, "limit", searchSubmissionsDefault, searchSubmissionsMax)
@@ -185,39 +178,34 @@ func searchSubmissions(ctx context.Context, c *Call) (*searchSubmissionsResult, 
 	}, nil
 }
 
-// readSubmissionSearch runs search_submissions' reads concurrently.
-func (c *Call) readSubmissionSearch(ctx context.Context, cid, aid string) submissionSearch {
+// readSubmissionSearch reads the assignment check, the submissions, the
+// regrade requests, the student_profile_id translation and the
+// submitters' public profiles in one call of the SQL function
+// mcp_search_submissions, which runs as the caller (SECURITY INVOKER, so
+// row-level security applies as to the REST reads it replaces) and
+// answers no row when the assignment is not visible.
+func (c *Call) readSubmissionSearch(ctx context.Context) submissionSearch {
 	read := submissionSearch{onlyOK: true}
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		read.assignment = c.assignmentRecord(gctx, aid, cid)
-		return nil
-	})
-	g.Go(func() error {
-		q := c.DB.From("submissions").
-			Select("id,created_at,ordinal,is_active,profile_id,assignment_group_id,grader_results!grader_results_submission_id_fkey(score,max_score)").
-			Eq("class_id", cid).Eq("assignment_id", aid)
-		if !isTrue(c.Args, "include_inactive") {
-			q = q.Eq("is_active", "true")
-		}
-		raw, err := q.Order("created_at", false).Order("id", false).Limit(maxRows + 1).Rows(gctx)
-		read.subs, _ = c.pgRows(gctx, raw, err)
-		return nil
-	})
-	g.Go(func() error {
-		raw, err := c.DB.From("submission_regrade_requests").Select("submission_id,status").
-			Eq("class_id", cid).Eq("assignment_id", aid).Neq("status", "draft").
-			Order("id", true).Limit(maxRows).Rows(gctx)
-		read.regrades, _ = c.pgRows(gctx, raw, err)
-		return nil
-	})
+	var student any
 	if pub, ok := c.Args.String("student_profile_id"); ok {
-		g.Go(func() error {
-			read.onlyID, read.onlyOK = c.privateProfileID(gctx, cid, pub)
-			return nil
-		})
+		student = pub
 	}
-	_ = g.Wait()
+	found := c.readFunctionRow(ctx, "mcp_search_submissions", "found", map[string]any{
+		"p_class_id":           c.Args.Value("class_id"),
+		"p_assignment_id":      c.Args.Value("assignment_id"),
+		"p_include_inactive":   isTrue(c.Args, "include_inactive"),
+		"p_student_profile_id": student,
+	})
+	if found == nil {
+		return read
+	}
+	read.visible = true
+	read.subs, read.regrades = embedRows(found, "submissions"), embedRows(found, "regrades")
+	if student != nil {
+		read.onlyID, _ = found.String("only")
+		read.onlyOK = read.onlyID != ""
+	}
+	read.profiles = profilesOfRows(embedRows(found, "profiles"))
 	if len(read.subs) > maxRows {
 		read.subs, read.truncated = read.subs[:maxRows], true
 	}
