@@ -251,25 +251,14 @@ func (c *Call) callerProfileIDs(ctx context.Context, classID string) (map[string
 // latestOtherSubmission is §1.12 for get_help_request: S of the student's
 // newest submission for the assignment, or nil when there is none or it is
 // the referenced submission (which the original built and then dropped).
-// One request finds it and reads its embeds; the embeds' rows of the
-// referenced submission are filtered out, so a latest submission that is
-// the referenced one costs no grader result or file bytes.
+// Its id comes first (latestSubmissionForStudent says why), so a latest
+// submission that is the referenced one costs no second request.
 func (c *Call) latestOtherSubmission(ctx context.Context, privateProfileID, assignmentID, classID string, referencedID any) any {
-	ref := jsString(referencedID, true)
-	q := c.DB.From("submissions").Select(submissionSelect(true)).
-		Eq("profile_id", privateProfileID).
-		Eq("assignment_id", assignmentID).
-		Eq("class_id", classID).
-		Order("created_at", false).
-		Limit(1).
-		Neq("grader_results.submission_id", ref).
-		Neq("submission_files.submission_id", ref)
-	raw, err := withSubmissionEmbeds(q, "", classID).MaybeSingle(ctx)
-	row := c.pgObject(ctx, raw, err)
-	if row == nil || jsStrictEqual(row.Value("id"), referencedID) {
+	id := c.latestSubmissionID(ctx, privateProfileID, assignmentID, classID)
+	if id == nil || jsStrictEqual(id, referencedID) {
 		return nil
 	}
-	return c.buildSubmission(row, classID, true, true)
+	return c.submissionContext(ctx, jsString(id, true), classID, true, true)
 }
 
 // searchHelpRequests lists a class's help requests, newest first.

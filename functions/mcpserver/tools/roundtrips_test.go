@@ -18,18 +18,21 @@ func TestRoundTripBudget(t *testing.T) {
 		// original 17 / 10: referenced and latest submissions, messages.
 		// Here the request row with the referenced submission (its
 		// profile, grader result and files) and the messages, then the
-		// latest submission ‖ one profile look-up (none when cached).
-		{"help_request_with_latest", userAlice, "get_help_request", `{"help_request_id":1,"class_id":1}`, 3, 2},
-		// original 17 / 10 (the latest submission is built, then dropped)
+		// latest submission's id, then its row with its embeds ‖ one
+		// profile look-up (none when cached).
+		{"help_request_with_latest", userAlice, "get_help_request", `{"help_request_id":1,"class_id":1}`, 4, 3},
+		// original 17 / 10 (the latest submission is built, then dropped;
+		// here its id shows it is the referenced one, so it is not read)
 		{"help_request_latest_is_referenced", userAlice, "get_help_request", `{"help_request_id":2,"class_id":1}`, 3, 2},
 		// original 5 / 4
 		{"help_request_without_submission", userAlice, "get_help_request", `{"help_request_id":3,"class_id":1}`, 2, 2},
 		// original 1 / 1
 		{"help_request_not_found", userAlice, "get_help_request", `{"help_request_id":999,"class_id":1}`, 1, 1},
 		// original 12 / 6. Here the thread row with its assignment, then
-		// the latest submission (with its embeds) ‖ the replies, then one
-		// profile look-up of the author and the replies' authors.
-		{"thread_with_everything", userAlice, "get_discussion_thread", `{"thread_id":1,"class_id":1}`, 4, 3},
+		// the latest submission's id and its row with its embeds ‖ the
+		// replies and one profile look-up of the author and the replies'
+		// authors.
+		{"thread_with_everything", userAlice, "get_discussion_thread", `{"thread_id":1,"class_id":1}`, 5, 3},
 		// original 5 / 4
 		{"thread_with_50_replies", userAlice, "get_discussion_thread", `{"thread_id":8,"class_id":1}`, 3, 3},
 		// original 5 / 3: one request with every part embedded

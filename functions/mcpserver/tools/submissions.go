@@ -313,22 +313,35 @@ func (c *Call) submissionContext(ctx context.Context, submissionID, classID stri
 }
 
 // latestSubmissionForStudent is §1.12: S of the student's newest submission
-// for the assignment (with full tests), or nil. It reads the submission row
-// and its embeds in the same request that finds it, where the original
-// fetched the id, then the row, then its grader result and files.
+// for the assignment (with full tests), or nil. As the original, it finds
+// the submission's id first and then reads S by that id: PostgreSQL builds
+// the embeds of every row before ORDER BY … LIMIT 1 keeps one, so finding
+// and reading in one request would read the grader results, tests and
+// files of all the student's submissions for the assignment to answer
+// with one (docs/performance.md).
 func (c *Call) latestSubmissionForStudent(ctx context.Context, privateProfileID, assignmentID, classID string, includeFiles bool) any {
-	q := c.DB.From("submissions").Select(submissionSelect(includeFiles)).
+	id := c.latestSubmissionID(ctx, privateProfileID, assignmentID, classID)
+	if id == nil {
+		return nil
+	}
+	return c.submissionContext(ctx, jsString(id, true), classID, true, includeFiles)
+}
+
+// latestSubmissionID is the id of the student's newest submission for the
+// assignment in the class, or nil when there is none (or the read failed).
+func (c *Call) latestSubmissionID(ctx context.Context, privateProfileID, assignmentID, classID string) any {
+	raw, err := c.DB.From("submissions").Select("id").
 		Eq("profile_id", privateProfileID).
 		Eq("assignment_id", assignmentID).
 		Eq("class_id", classID).
 		Order("created_at", false).
-		Limit(1)
-	raw, err := withSubmissionEmbeds(q, "", classID).MaybeSingle(ctx)
+		Limit(1).
+		MaybeSingle(ctx)
 	row := c.pgObject(ctx, raw, err)
 	if row == nil {
 		return nil
 	}
-	return c.buildSubmission(row, classID, true, includeFiles)
+	return row.Value("id")
 }
 
 // submissionParts are the pieces of S read from the submission row's
