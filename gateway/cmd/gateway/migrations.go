@@ -26,11 +26,20 @@ const (
 	migrationAuth      = "supabase/migrations/20261204000000_mcp_auth_lookup.sql"
 	migrationDispatch  = "supabase/migrations/20261207000000_mcp_write_dispatch.sql"
 	migrationActivity  = "supabase/migrations/20261207200000_mcp_activity.sql"
+
+	migrationStudentOverview  = "supabase/migrations/20261207100000_mcp_student_overview.sql"
+	migrationRubric           = "supabase/migrations/20261208100000_mcp_rubric.sql"
+	migrationRegradeRequests  = "supabase/migrations/20261208110000_mcp_list_regrade_requests.sql"
+	migrationHelpQueues       = "supabase/migrations/20261208120000_mcp_help_queue_overview.sql"
+	migrationGradingProgress  = "supabase/migrations/20261208130000_mcp_grading_progress.sql"
+	migrationSearchSubmission = "supabase/migrations/20261208140000_mcp_search_submissions.sql"
+	migrationRegradeRequest   = "supabase/migrations/20261208150000_mcp_regrade_request.sql"
 )
 
 // Features whose objects are probed only when the feature is on.
 const (
-	featureAlways = "" // mcp-tokens and authentication
+	featureAlways = ""      // mcp-tokens and authentication
+	featureTools  = "tools" // MCP_SERVER_ENABLED: the read tools' SQL functions
 	featureOAuth  = "oauth"
 	featureWrites = "writes" // GATEWAY_WRITE_TOOLS=on: the pending actions (docs/writes.md)
 	// GATEWAY_ACTIVITY_RECORD=on: the record and its pages (docs/activity.md)
@@ -63,6 +72,13 @@ var schemaObjects = []schemaObject{
 	{name: "api_tokens", file: migrationTokens},
 	{name: "revoked_token_ids", file: migrationTokens},
 	{name: "mcp_auth_lookup", args: []string{"p_token_id", "p_user_id"}, file: migrationAuth},
+	{name: "mcp_student_overview", args: []string{"p_class_id", "p_student_profile_id"}, file: migrationStudentOverview, feature: featureTools},
+	{name: "mcp_rubric", args: []string{"p_class_id", "p_assignment_id"}, file: migrationRubric, feature: featureTools},
+	{name: "mcp_list_regrade_requests", args: []string{"p_class_id", "p_assignment_id", "p_status", "p_limit"}, file: migrationRegradeRequests, feature: featureTools},
+	{name: "mcp_help_queue_overview", args: []string{"p_class_id", "p_help_queue_id"}, file: migrationHelpQueues, feature: featureTools},
+	{name: "mcp_grading_progress", args: []string{"p_class_id", "p_assignment_id"}, file: migrationGradingProgress, feature: featureTools},
+	{name: "mcp_search_submissions", args: []string{"p_class_id", "p_assignment_id", "p_include_inactive", "p_student_profile_id"}, file: migrationSearchSubmission, feature: featureTools},
+	{name: "mcp_regrade_request", args: []string{"p_class_id", "p_regrade_request_id"}, file: migrationRegradeRequest, feature: featureTools},
 	{name: "mcp_oauth_grants", file: migrationOAuth, feature: featureOAuth},
 	{name: "mcp_oauth_codes", file: migrationOAuth, feature: featureOAuth},
 	{name: "mcp_oauth_refresh_tokens", file: migrationOAuth, feature: featureOAuth},
@@ -78,9 +94,15 @@ var schemaObjects = []schemaObject{
 	{name: "mcp_pending_action_reject", args: []string{"p_id", "p_user_id", "p_now"}, file: migrationApprove, feature: featureWrites},
 	{name: "mcp_pending_actions_purge", args: []string{"p_before", "p_limit"}, file: migrationApprove, feature: featureWrites},
 	{name: "mcp_write_tools", file: migrationDispatch, feature: featureWrites},
+	{name: "mcp_pending_action_approve", args: []string{"p_id", "p_now", "p_budget_ms"}, file: migrationDispatch, feature: featureWrites},
 	{name: "mcp_activity", file: migrationActivity, feature: featureActivity},
 	{name: "mcp_activity_record", args: []string{"p_rows", "p_now"}, file: migrationActivity, feature: featureActivity},
 	{name: "mcp_activity_purge", args: []string{"p_before", "p_limit"}, file: migrationActivity, feature: featureActivity},
+	{name: "mcp_activity_mine", args: []string{"p_since"}, file: migrationActivity, feature: featureActivity},
+	{name: "mcp_activity_is_instructor", args: []string{"p_class_id"}, file: migrationActivity, feature: featureActivity},
+	{name: "mcp_activity_class_days", args: []string{"p_class_id", "p_since"}, file: migrationActivity, feature: featureActivity},
+	{name: "mcp_activity_class_students", args: []string{"p_class_id", "p_since"}, file: migrationActivity, feature: featureActivity},
+	{name: "mcp_activity_student_reads", args: []string{"p_class_id", "p_student", "p_since", "p_limit"}, file: migrationActivity, feature: featureActivity},
 }
 
 // schemaRetry is how often the start-up check probes again while objects
@@ -114,6 +136,7 @@ func newSchemaCheck(cfg config.Config, log *slog.Logger) *schemaCheck {
 	}
 	enabled := map[string]bool{
 		featureAlways:   true,
+		featureTools:    cfg.MCPServerEnabled,
 		featureOAuth:    cfg.MCPServerEnabled && cfg.PublicURL != nil && cfg.OAuthServer.Mode == config.OAuthServerGateway,
 		featureWrites:   cfg.WriteTools,
 		featureActivity: cfg.ActivityRecord,
