@@ -265,11 +265,13 @@ const (
 // submissionSelect is the submission row behind S with what the original
 // read by four more queries embedded: the student's profile, the latest
 // grader result (G, with its tests and build output) and the files (full
-// rows, or names and contents for the list). Embeds are read under the same user's RLS as
-// those queries, with their filters, orders and limits (withSubmissionEmbeds),
-// so S costs one round trip where the original's chain was three deep.
+// rows, or only the names: S without files says their names and count,
+// not the sizes the original computed from the contents it read). Embeds
+// are read under the same user's RLS as those queries, with their
+// filters, orders and limits (withSubmissionEmbeds), so S costs one round
+// trip where the original's chain was three deep.
 func submissionSelect(includeFiles bool) string {
-	files := "name,contents"
+	files := "name"
 	if includeFiles {
 		files = "id,name,contents"
 	}
