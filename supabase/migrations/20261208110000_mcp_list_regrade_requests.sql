@@ -32,8 +32,6 @@ STABLE
 SECURITY INVOKER
 SET search_path = ''
 AS $$
-DECLARE
-    v_requests json;
 BEGIN
     IF NOT EXISTS (SELECT 1
                      FROM public.user_roles AS u
@@ -41,25 +39,28 @@ BEGIN
                       AND u.role::text IN ('instructor', 'grader')) THEN
         RETURN;
     END IF;
-    SELECT coalesce(json_agg(q), '[]') INTO v_requests
-      FROM (SELECT x.id, x.status, x.created_at, x.opened_at, x.assignment_id, x.submission_id, x.created_by, x.assignee,
-                   x.initial_points, x.resolved_points, x.closed_points, x.resolved_at, x.closed_at, x.last_commented_at,
-                   (SELECT row_to_json(k)
-                      FROM (SELECT c.id, c.name, c.points
-                              FROM public.rubric_checks AS c
-                             WHERE c.id = x.rubric_check_id) AS k) AS rubric_checks
-              FROM public.submission_regrade_requests AS x
-             WHERE x.class_id = p_class_id
-               AND (p_assignment_id IS NULL OR x.assignment_id = p_assignment_id)
-               AND CASE coalesce(nullif(p_status, ''), 'open')
-                     WHEN 'open' THEN x.status::text IN ('opened', 'escalated')
-                     WHEN 'all' THEN x.status::text <> 'draft'
-                     ELSE x.status::text = p_status
-                   END
-             ORDER BY x.created_at DESC, x.id DESC
-             LIMIT p_limit) AS q;
-    RETURN QUERY SELECT p_class_id, json_build_object(
-        'requests', v_requests,
+    -- The requests once (a CTE is computed once), for the list and for the
+    -- people whose profiles are looked up.
+    RETURN QUERY
+    WITH q AS (
+        SELECT x.id, x.status, x.created_at, x.opened_at, x.assignment_id, x.submission_id, x.created_by, x.assignee,
+               x.initial_points, x.resolved_points, x.closed_points, x.resolved_at, x.closed_at, x.last_commented_at,
+               (SELECT row_to_json(k)
+                  FROM (SELECT c.id, c.name, c.points
+                          FROM public.rubric_checks AS c
+                         WHERE c.id = x.rubric_check_id) AS k) AS rubric_checks
+          FROM public.submission_regrade_requests AS x
+         WHERE x.class_id = p_class_id
+           AND (p_assignment_id IS NULL OR x.assignment_id = p_assignment_id)
+           AND CASE coalesce(nullif(p_status, ''), 'open')
+                 WHEN 'open' THEN x.status::text IN ('opened', 'escalated')
+                 WHEN 'all' THEN x.status::text <> 'draft'
+                 ELSE x.status::text = p_status
+               END
+         ORDER BY x.created_at DESC, x.id DESC
+         LIMIT p_limit)
+    SELECT p_class_id, json_build_object(
+        'requests', (SELECT coalesce(json_agg(q ORDER BY q.created_at DESC, q.id DESC), '[]') FROM q),
         'profiles', (
             SELECT coalesce(json_agg(p), '[]')
               FROM (SELECT u.private_profile_id, u.public_profile_id, u.role,
@@ -67,10 +68,7 @@ BEGIN
                               FROM (SELECT pr.name FROM public.profiles AS pr WHERE pr.id = u.public_profile_id) AS n) AS profiles
                       FROM public.user_roles AS u
                      WHERE u.class_id = p_class_id
-                       AND u.private_profile_id::text IN (
-                           SELECT r ->> 'created_by' FROM json_array_elements(v_requests) AS r
-                           UNION
-                           SELECT r ->> 'assignee' FROM json_array_elements(v_requests) AS r)) AS p)
+                       AND u.private_profile_id IN (SELECT q.created_by FROM q UNION SELECT q.assignee FROM q)) AS p)
     );
 END;
 $$;

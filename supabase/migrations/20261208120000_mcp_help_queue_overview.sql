@@ -32,30 +32,31 @@ STABLE
 SECURITY INVOKER
 SET search_path = ''
 AS $$
-DECLARE
-    v_requests json;
 BEGIN
-    SELECT coalesce(json_agg(q), '[]') INTO v_requests
-      FROM (SELECT x.id, x.help_queue, x.request, x.status, x.is_private, x.created_at, x.assignee,
-                   (SELECT coalesce(json_agg(s), '[]')
-                      FROM (SELECT hs.profile_id
-                              FROM public.help_request_students AS hs
-                             WHERE hs.help_request_id = x.id) AS s) AS help_request_students,
-                   (SELECT row_to_json(sub)
-                      FROM (SELECT su.assignment_id,
-                                   (SELECT row_to_json(a)
-                                      FROM (SELECT asg.id, asg.title
-                                              FROM public.assignments AS asg
-                                             WHERE asg.id = su.assignment_id) AS a) AS assignments
-                              FROM public.submissions AS su
-                             WHERE su.id = x.referenced_submission_id) AS sub) AS submissions
-              FROM public.help_requests AS x
-             WHERE x.class_id = p_class_id
-               AND x.status::text IN ('open', 'in_progress')
-               AND (p_help_queue_id IS NULL OR x.help_queue = p_help_queue_id)
-             ORDER BY x.created_at, x.id
-             LIMIT 1001) AS q;
-    RETURN QUERY SELECT p_class_id, json_build_object(
+    -- The requests once (a CTE is computed once), for the list and for the
+    -- assignees whose profiles are looked up.
+    RETURN QUERY
+    WITH q AS (
+        SELECT x.id, x.help_queue, x.request, x.status, x.is_private, x.created_at, x.assignee,
+               (SELECT coalesce(json_agg(s), '[]')
+                  FROM (SELECT hs.profile_id
+                          FROM public.help_request_students AS hs
+                         WHERE hs.help_request_id = x.id) AS s) AS help_request_students,
+               (SELECT row_to_json(sub)
+                  FROM (SELECT su.assignment_id,
+                               (SELECT row_to_json(a)
+                                  FROM (SELECT asg.id, asg.title
+                                          FROM public.assignments AS asg
+                                         WHERE asg.id = su.assignment_id) AS a) AS assignments
+                          FROM public.submissions AS su
+                         WHERE su.id = x.referenced_submission_id) AS sub) AS submissions
+          FROM public.help_requests AS x
+         WHERE x.class_id = p_class_id
+           AND x.status::text IN ('open', 'in_progress')
+           AND (p_help_queue_id IS NULL OR x.help_queue = p_help_queue_id)
+         ORDER BY x.created_at, x.id
+         LIMIT 1001)
+    SELECT p_class_id, json_build_object(
         'queues', (
             SELECT coalesce(json_agg(hq), '[]')
               FROM (SELECT x.id, x.name, x.description, x.queue_type, x.available
@@ -64,7 +65,7 @@ BEGIN
                        AND (p_help_queue_id IS NULL OR x.id = p_help_queue_id)
                      ORDER BY x.ordinal, x.id
                      LIMIT 1000) AS hq),
-        'requests', v_requests,
+        'requests', (SELECT coalesce(json_agg(q ORDER BY q.created_at, q.id), '[]') FROM q),
         'caller', (
             SELECT coalesce(json_agg(c), '[]')
               FROM (SELECT u.role, u.disabled, u.private_profile_id, u.public_profile_id
@@ -77,8 +78,7 @@ BEGIN
                               FROM (SELECT pr.name FROM public.profiles AS pr WHERE pr.id = u.public_profile_id) AS n) AS profiles
                       FROM public.user_roles AS u
                      WHERE u.class_id = p_class_id
-                       AND u.private_profile_id::text IN (
-                           SELECT r ->> 'assignee' FROM json_array_elements(v_requests) AS r)) AS p)
+                       AND u.private_profile_id IN (SELECT q.assignee FROM q)) AS p)
     );
 END;
 $$;

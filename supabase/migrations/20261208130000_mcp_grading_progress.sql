@@ -37,8 +37,6 @@ AS $$
 DECLARE
     v_caller json;
     v_assignment json;
-    v_reviews json;
-    v_graders json;
 BEGIN
     SELECT coalesce(json_agg(c), '[]') INTO v_caller
       FROM (SELECT u.role, u.disabled, u.private_profile_id, u.public_profile_id
@@ -55,19 +53,22 @@ BEGIN
     IF v_assignment IS NULL THEN
         RETURN;
     END IF;
-    SELECT coalesce(json_agg(r), '[]') INTO v_reviews
-      FROM (SELECT x.id, x.assignee_profile_id, x.due_date, x.completed_at
-              FROM public.review_assignments AS x
-             WHERE x.class_id = p_class_id AND x.assignment_id = p_assignment_id
-             ORDER BY x.id
-             LIMIT 1001) AS r;
-    SELECT coalesce(json_agg(g), '[]') INTO v_graders
-      FROM (SELECT u.private_profile_id
-              FROM public.user_roles AS u
-             WHERE u.class_id = p_class_id AND u.role::text = 'grader' AND u.disabled = false
-             ORDER BY u.id
-             LIMIT 1001) AS g;
-    RETURN QUERY SELECT p_assignment_id, json_build_object(
+    -- The review assignments and graders once (a CTE is computed once),
+    -- for their lists and for the people whose profiles are looked up.
+    RETURN QUERY
+    WITH r AS (
+        SELECT x.id, x.assignee_profile_id, x.due_date, x.completed_at
+          FROM public.review_assignments AS x
+         WHERE x.class_id = p_class_id AND x.assignment_id = p_assignment_id
+         ORDER BY x.id
+         LIMIT 1001),
+    g AS (
+        SELECT u.id, u.private_profile_id
+          FROM public.user_roles AS u
+         WHERE u.class_id = p_class_id AND u.role::text = 'grader' AND u.disabled = false
+         ORDER BY u.id
+         LIMIT 1001)
+    SELECT p_assignment_id, json_build_object(
         'assignment', v_assignment,
         'caller', v_caller,
         'submissions', (
@@ -81,7 +82,7 @@ BEGIN
                      WHERE x.class_id = p_class_id AND x.assignment_id = p_assignment_id AND x.is_active = true
                      ORDER BY x.id
                      LIMIT 1001) AS s),
-        'reviews', v_reviews,
+        'reviews', (SELECT coalesce(json_agg(r ORDER BY r.id), '[]') FROM r),
         'regrades', (
             SELECT coalesce(json_agg(q), '[]')
               FROM (SELECT x.status
@@ -89,7 +90,7 @@ BEGIN
                      WHERE x.class_id = p_class_id AND x.assignment_id = p_assignment_id AND x.status::text <> 'draft'
                      ORDER BY x.id
                      LIMIT 1001) AS q),
-        'graders', v_graders,
+        'graders', (SELECT coalesce(json_agg(json_build_object('private_profile_id', g.private_profile_id) ORDER BY g.id), '[]') FROM g),
         'profiles', (
             SELECT coalesce(json_agg(p), '[]')
               FROM (SELECT u.private_profile_id, u.public_profile_id, u.role,
@@ -97,10 +98,7 @@ BEGIN
                               FROM (SELECT pr.name FROM public.profiles AS pr WHERE pr.id = u.public_profile_id) AS n) AS profiles
                       FROM public.user_roles AS u
                      WHERE u.class_id = p_class_id
-                       AND u.private_profile_id::text IN (
-                           SELECT r ->> 'private_profile_id' FROM json_array_elements(v_graders) AS r
-                           UNION
-                           SELECT r ->> 'assignee_profile_id' FROM json_array_elements(v_reviews) AS r)) AS p)
+                       AND u.private_profile_id IN (SELECT g.private_profile_id FROM g UNION SELECT r.assignee_profile_id FROM r)) AS p)
     );
 END;
 $$;

@@ -40,7 +40,6 @@ DECLARE
     v_rows int;
     v_public uuid;
     v_only uuid;
-    v_submissions json;
 BEGIN
     SELECT count(*) INTO v_rows
       FROM public.assignments AS a
@@ -65,19 +64,22 @@ BEGIN
              WHERE u.class_id = p_class_id AND u.public_profile_id = v_public;
         END IF;
     END IF;
-    SELECT coalesce(json_agg(s), '[]') INTO v_submissions
-      FROM (SELECT x.id, x.created_at, x.ordinal, x.is_active, x.profile_id, x.assignment_group_id,
-                   (SELECT row_to_json(g)
-                      FROM (SELECT r.score, r.max_score
-                              FROM public.grader_results AS r
-                             WHERE r.submission_id = x.id) AS g) AS grader_results
-              FROM public.submissions AS x
-             WHERE x.class_id = p_class_id AND x.assignment_id = p_assignment_id
-               AND (p_include_inactive OR x.is_active = true)
-             ORDER BY x.created_at DESC, x.id DESC
-             LIMIT 1001) AS s;
-    RETURN QUERY SELECT p_assignment_id, json_build_object(
-        'submissions', v_submissions,
+    -- The submissions once (a CTE is computed once), for the list and for
+    -- the submitters whose profiles are looked up.
+    RETURN QUERY
+    WITH s AS (
+        SELECT x.id, x.created_at, x.ordinal, x.is_active, x.profile_id, x.assignment_group_id,
+               (SELECT row_to_json(g)
+                  FROM (SELECT r.score, r.max_score
+                          FROM public.grader_results AS r
+                         WHERE r.submission_id = x.id) AS g) AS grader_results
+          FROM public.submissions AS x
+         WHERE x.class_id = p_class_id AND x.assignment_id = p_assignment_id
+           AND (p_include_inactive OR x.is_active = true)
+         ORDER BY x.created_at DESC, x.id DESC
+         LIMIT 1001)
+    SELECT p_assignment_id, json_build_object(
+        'submissions', (SELECT coalesce(json_agg(s ORDER BY s.created_at DESC, s.id DESC), '[]') FROM s),
         'regrades', (
             SELECT coalesce(json_agg(q), '[]')
               FROM (SELECT x.submission_id, x.status
@@ -93,8 +95,7 @@ BEGIN
                               FROM (SELECT pr.name FROM public.profiles AS pr WHERE pr.id = u.public_profile_id) AS n) AS profiles
                       FROM public.user_roles AS u
                      WHERE u.class_id = p_class_id
-                       AND u.private_profile_id::text IN (
-                           SELECT r ->> 'profile_id' FROM json_array_elements(v_submissions) AS r)) AS p)
+                       AND u.private_profile_id IN (SELECT s.profile_id FROM s)) AS p)
     );
 END;
 $$;

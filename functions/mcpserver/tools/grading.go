@@ -130,14 +130,10 @@ type rubricCheckRef struct {
 // applies as to the REST reads it replaces) and answers no row unless the
 // caller is an enabled instructor or grader of the class.
 func listRegradeRequests(ctx context.Context, c *Call) ([]regradeRequest, error) {
-	var assignment any
-	if c.Args.Value("assignment_id") != nil {
-		assignment = c.Args.Value("assignment_id")
-	}
 	status, _ := c.Args.String("status")
 	found := c.readFunctionRow(ctx, "mcp_list_regrade_requests", "found", map[string]any{
 		"p_class_id":      c.Args.Value("class_id"),
-		"p_assignment_id": assignment,
+		"p_assignment_id": c.Args.Value("assignment_id"), // null: every assignment
 		"p_status":        status,
 		"p_limit":         boundedLimit(c, "limit", listRegradeRequestsDefault, listRegradeRequestsMax),
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"testing"
@@ -426,4 +427,49 @@ func TestRegradeRequestFunctionReadsAsREST(t *testing.T) {
 			{"p_class_id": 1, "p_regrade_request_id": 5}, {"p_class_id": 2, "p_regrade_request_id": 6},
 		},
 	})
+}
+
+// staffReadFunctions are the read tools' SQL functions with their argument
+// types, as has_function_privilege names them.
+var staffReadFunctions = []string{
+	"mcp_student_overview(bigint,text)",
+	"mcp_rubric(bigint,bigint)",
+	"mcp_list_regrade_requests(bigint,bigint,text,integer)",
+	"mcp_help_queue_overview(bigint,bigint)",
+	"mcp_grading_progress(bigint,bigint)",
+	"mcp_search_submissions(bigint,bigint,boolean,text)",
+	"mcp_regrade_request(bigint,bigint)",
+}
+
+// TestStaffReadFunctionsRunAsTheCaller: every read tool's SQL function is
+// SECURITY INVOKER (row-level security applies as to the caller's REST
+// reads), STABLE, with an empty search_path, and executable by
+// authenticated only: not by anon, nor by PUBLIC's default grant.
+func TestStaffReadFunctionsRunAsTheCaller(t *testing.T) {
+	db := testEnv(t).DB(t)
+	for _, fn := range staffReadFunctions {
+		t.Run(fn, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			var definer bool
+			var volatility string
+			var config []string
+			var anon, authenticated, public bool
+			err := db.QueryRow(ctx, `SELECT p.prosecdef, p.provolatile::text, coalesce(p.proconfig, '{}'),
+				has_function_privilege('anon', p.oid, 'EXECUTE'), has_function_privilege('authenticated', p.oid, 'EXECUTE'),
+				coalesce(bool_or(a.grantee = 0 AND a.privilege_type = 'EXECUTE'), false)
+				FROM pg_proc p LEFT JOIN LATERAL aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a ON true
+				WHERE p.oid = ('public.' || $1)::regprocedure
+				GROUP BY p.oid`, fn).Scan(&definer, &volatility, &config, &anon, &authenticated, &public)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if definer || volatility != "s" || !slices.Equal(config, []string{`search_path=""`}) {
+				t.Errorf("security definer %v, volatility %q, config %v; want invoker, stable (s), search_path=\"\"", definer, volatility, config)
+			}
+			if anon || public || !authenticated {
+				t.Errorf("EXECUTE: anon %v, PUBLIC %v, authenticated %v; want authenticated only", anon, public, authenticated)
+			}
+		})
+	}
 }
