@@ -14,7 +14,7 @@
 --     (p_status: 'open', empty or null for opened and escalated, 'all' for every
 --     sent one, else that status; p_assignment_id null for every
 --     assignment; newest first, at most p_limit) and the user_roles rows
---     of §1.2's profile look-up for their created_by and assignee, each
+--     of the profile look-up (docs/contract/tools.md §1.2) for their created_by and assignee, each
 --     exactly as the REST reads would return them; no row otherwise. Two
 --     columns, so PostgREST answers rows as objects.
 --

@@ -15,7 +15,7 @@
 --     by ordinal, then id, at most 1,000), the requests (oldest first,
 --     then by id, one row past 1,000, which the tool reports as
 --     truncated), the caller's user_roles rows in the class, and the
---     user_roles rows of §1.2's profile look-up for the assignees, each
+--     user_roles rows of the profile look-up (docs/contract/tools.md §1.2) for the assignees, each
 --     exactly as the REST reads would return them. Two columns, so
 --     PostgREST answers rows as objects.
 --

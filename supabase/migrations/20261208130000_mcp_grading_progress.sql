@@ -16,7 +16,7 @@
 --     the assignment (id, grading_rubric_id), the caller's user_roles rows,
 --     the submissions, review assignments, regrade requests and graders
 --     (each by id, one row past 1,000, which the tool reports as
---     truncated) and the user_roles rows of §1.2's profile look-up for the
+--     truncated) and the user_roles rows of the profile look-up (docs/contract/tools.md §1.2) for the
 --     graders and assignees, each exactly as the REST reads would return
 --     them; no row otherwise. Two columns, so PostgREST answers rows as
 --     objects.

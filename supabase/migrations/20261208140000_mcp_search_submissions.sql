@@ -3,7 +3,7 @@
 --
 -- The tool reads the assignment record, the assignment's submissions (the
 -- grader result embedded), its sent regrade requests, with
--- student_profile_id that student's private profile (§1.3), and then the
+-- student_profile_id that student's private profile (docs/contract/tools.md §1.3), and then the
 -- submitters' public profiles. Through PostgREST that is four requests
 -- two deep; embedding cannot say it, since the profile translation and
 -- look-up go through user_roles, which submissions reference only through
@@ -17,7 +17,7 @@
 --     regrade requests (by id, at most 1,000), only (the private profile
 --     id p_student_profile_id stands for; null when it names no single
 --     visible member, is not a uuid, or was not given) and the user_roles
---     rows of §1.2's profile look-up for the submitters, each exactly as
+--     rows of the profile look-up (docs/contract/tools.md §1.2) for the submitters, each exactly as
 --     the REST reads would return them; no row otherwise. Two columns, so
 --     PostgREST answers rows as objects.
 --

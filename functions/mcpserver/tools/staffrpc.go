@@ -25,7 +25,7 @@ func (c *Call) readFunctionRow(ctx context.Context, fn, key string, args map[str
 	return found
 }
 
-// profilesOfRows reads the user_roles rows of §1.2's profile look-up
+// profilesOfRows reads the user_roles rows of the profile look-up (docs/contract/tools.md §1.2)
 // (private_profile_id, public_profile_id, role and the embedded public
 // profile's name), as an SQL function returns them, keyed by private
 // profile id: what publicProfiles answers for those ids.

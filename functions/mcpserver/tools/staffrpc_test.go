@@ -164,7 +164,7 @@ func rowValues(v any, key string) []string {
 	return out
 }
 
-// profileLookupRead is §1.2's profile look-up of the private profile ids
+// profileLookupRead is the profile look-up (docs/contract/tools.md §1.2) of the private profile ids
 // of earlier reads: each source is a read's key and a column of its rows.
 func profileLookupRead(sources ...[2]string) restRead {
 	return restRead{key: "profiles", unordered: true, query: func(db *userclient.Client, a functionArgs, prev map[string]any) *postgrest.Query {
@@ -356,7 +356,7 @@ func TestSearchSubmissionsFunctionReadsAsREST(t *testing.T) {
 	regrades := restRead{key: "regrades", query: func(db *userclient.Client, a functionArgs, _ map[string]any) *postgrest.Query {
 		return byAssignment(db, a, "submission_regrade_requests", "submission_id,status").Neq("status", "draft").Order("id", true).Limit(maxRows)
 	}}
-	// §1.3's translation, as privateProfileID reads it: one row or none.
+	// the translation (docs/contract/tools.md §1.3), as privateProfileID reads it: one row or none.
 	only := restRead{key: "only", query: func(db *userclient.Client, a functionArgs, _ map[string]any) *postgrest.Query {
 		if a["p_student_profile_id"] == nil {
 			return nil
