@@ -25,10 +25,11 @@ func (c *Call) readFunctionRow(ctx context.Context, fn, key string, args map[str
 	return found
 }
 
-// profilesOfRows reads the user_roles rows of the profile look-up (docs/contract/tools.md §1.2)
-// (private_profile_id, public_profile_id, role and the embedded public
-// profile's name), as an SQL function returns them, keyed by private
-// profile id: what publicProfiles answers for those ids.
+// profilesOfRows reads the user_roles rows of the profile look-up
+// (docs/contract/tools.md §1.2: private_profile_id, public_profile_id,
+// role and the embedded public profile's name), as an SQL function returns
+// them, keyed by private profile id: what publicProfiles answers for those
+// ids.
 func profilesOfRows(rows []*jsjson.Object) map[string]publicProfile {
 	found := make(map[string]publicProfile, len(rows))
 	for _, r := range rows {
