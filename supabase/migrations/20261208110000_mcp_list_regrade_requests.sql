@@ -24,6 +24,9 @@
 -- checked when first called, so the migration applies before
 -- Pawtograder's tables exist, as the gateway's other migrations do.
 -- Idempotent.
+--
+-- The staff check and the profile look-up are the helpers of
+-- supabase/migrations/20261208090000_mcp_staff_read_helpers.sql.
 
 CREATE OR REPLACE FUNCTION public.mcp_list_regrade_requests(p_class_id bigint, p_assignment_id bigint, p_status text, p_limit int)
 RETURNS TABLE (class_id bigint, found json)

@@ -26,6 +26,9 @@
 -- included). PL/pgSQL, whose body is checked when first called, so the
 -- migration applies before Pawtograder's tables exist, as the gateway's
 -- other migrations do. Idempotent.
+--
+-- The profile look-up is the helper mcp_class_profiles of
+-- supabase/migrations/20261208090000_mcp_staff_read_helpers.sql.
 
 CREATE OR REPLACE FUNCTION public.mcp_grading_progress(p_class_id bigint, p_assignment_id bigint)
 RETURNS TABLE (assignment_id bigint, found json)

@@ -24,6 +24,9 @@
 -- profiles and user_roles rows included). PL/pgSQL, whose body is checked
 -- when first called, so the migration applies before Pawtograder's tables
 -- exist, as the gateway's other migrations do. Idempotent.
+--
+-- The staff check and the profile look-up are the helpers of
+-- supabase/migrations/20261208090000_mcp_staff_read_helpers.sql.
 
 CREATE OR REPLACE FUNCTION public.mcp_regrade_request(p_class_id bigint, p_regrade_request_id bigint)
 RETURNS TABLE (request_id bigint, found json)

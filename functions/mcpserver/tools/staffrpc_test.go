@@ -7,10 +7,12 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 	"github.com/pawtograder/mcp-gateway/gateway/userclient"
@@ -485,5 +487,37 @@ func TestStaffReadFunctionsRunAsTheCaller(t *testing.T) {
 				t.Errorf("EXECUTE: anon %v, PUBLIC %v, authenticated %v; want authenticated only", anon, public, authenticated)
 			}
 		})
+	}
+}
+
+// TestProfileMembershipIsInlined: mcp_profile_membership runs once per
+// comment of a regrade request, so PostgreSQL must plan its body into the
+// calling query (no SET clause, set-returning, STABLE) rather than call it
+// per row: the caller's plan has no scan of the function.
+func TestProfileMembershipIsInlined(t *testing.T) {
+	db := testEnv(t).DB(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	if _, err := tx.Exec(ctx, `SET LOCAL ROLE authenticated`); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := tx.Query(ctx, `EXPLAIN SELECT (SELECT m.membership FROM public.mcp_profile_membership(c.author) AS m)
+		FROM public.submission_regrade_request_comments AS c`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range plan {
+		if strings.Contains(line, "Function Scan") {
+			t.Fatalf("mcp_profile_membership is called, not inlined:\n%s", strings.Join(plan, "\n"))
+		}
 	}
 }
