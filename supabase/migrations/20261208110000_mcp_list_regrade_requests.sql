@@ -24,6 +24,9 @@
 -- checked when first called, so the migration applies before
 -- Pawtograder's tables exist, as the gateway's other migrations do.
 -- Idempotent.
+--
+-- The staff check and the profile look-up are the helpers of
+-- supabase/migrations/20261208090000_mcp_staff_read_helpers.sql.
 
 CREATE OR REPLACE FUNCTION public.mcp_list_regrade_requests(p_class_id bigint, p_assignment_id bigint, p_status text, p_limit int)
 RETURNS TABLE (class_id bigint, found json)
@@ -33,10 +36,7 @@ SECURITY INVOKER
 SET search_path = ''
 AS $$
 BEGIN
-    IF NOT EXISTS (SELECT 1
-                     FROM public.user_roles AS u
-                    WHERE u.user_id = auth.uid() AND u.class_id = p_class_id AND u.disabled = false
-                      AND u.role::text IN ('instructor', 'grader')) THEN
+    IF NOT public.mcp_caller_is_class_staff(p_class_id) THEN
         RETURN;
     END IF;
     -- The requests once (a CTE is computed once), for the list and for the
@@ -61,14 +61,7 @@ BEGIN
          LIMIT p_limit)
     SELECT p_class_id, json_build_object(
         'requests', (SELECT coalesce(json_agg(q ORDER BY q.created_at DESC, q.id DESC), '[]') FROM q),
-        'profiles', (
-            SELECT coalesce(json_agg(p), '[]')
-              FROM (SELECT u.private_profile_id, u.public_profile_id, u.role,
-                           (SELECT row_to_json(n)
-                              FROM (SELECT pr.name FROM public.profiles AS pr WHERE pr.id = u.public_profile_id) AS n) AS profiles
-                      FROM public.user_roles AS u
-                     WHERE u.class_id = p_class_id
-                       AND u.private_profile_id IN (SELECT q.created_by FROM q UNION SELECT q.assignee FROM q)) AS p)
+        'profiles', public.mcp_class_profiles(p_class_id, ARRAY(SELECT q.created_by FROM q UNION SELECT q.assignee FROM q))
     );
 END;
 $$;

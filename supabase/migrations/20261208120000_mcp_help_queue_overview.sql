@@ -24,6 +24,9 @@
 -- PL/pgSQL, whose body is checked when first called, so the migration
 -- applies before Pawtograder's tables exist, as the gateway's other
 -- migrations do. Idempotent.
+--
+-- The profile look-up is the helper mcp_class_profiles of
+-- supabase/migrations/20261208090000_mcp_staff_read_helpers.sql.
 
 CREATE OR REPLACE FUNCTION public.mcp_help_queue_overview(p_class_id bigint, p_help_queue_id bigint)
 RETURNS TABLE (class_id bigint, found json)
@@ -71,14 +74,7 @@ BEGIN
               FROM (SELECT u.role, u.disabled, u.private_profile_id, u.public_profile_id
                       FROM public.user_roles AS u
                      WHERE u.user_id = auth.uid() AND u.class_id = p_class_id) AS c),
-        'profiles', (
-            SELECT coalesce(json_agg(p), '[]')
-              FROM (SELECT u.private_profile_id, u.public_profile_id, u.role,
-                           (SELECT row_to_json(n)
-                              FROM (SELECT pr.name FROM public.profiles AS pr WHERE pr.id = u.public_profile_id) AS n) AS profiles
-                      FROM public.user_roles AS u
-                     WHERE u.class_id = p_class_id
-                       AND u.private_profile_id IN (SELECT q.assignee FROM q)) AS p)
+        'profiles', public.mcp_class_profiles(p_class_id, ARRAY(SELECT q.assignee FROM q))
     );
 END;
 $$;

@@ -26,6 +26,9 @@
 -- included). PL/pgSQL, whose body is checked when first called, so the
 -- migration applies before Pawtograder's tables exist, as the gateway's
 -- other migrations do. Idempotent.
+--
+-- The profile look-up is the helper mcp_class_profiles of
+-- supabase/migrations/20261208090000_mcp_staff_read_helpers.sql.
 
 CREATE OR REPLACE FUNCTION public.mcp_grading_progress(p_class_id bigint, p_assignment_id bigint)
 RETURNS TABLE (assignment_id bigint, found json)
@@ -91,14 +94,7 @@ BEGIN
                      ORDER BY x.id
                      LIMIT 1001) AS q),
         'graders', (SELECT coalesce(json_agg(json_build_object('private_profile_id', g.private_profile_id) ORDER BY g.id), '[]') FROM g),
-        'profiles', (
-            SELECT coalesce(json_agg(p), '[]')
-              FROM (SELECT u.private_profile_id, u.public_profile_id, u.role,
-                           (SELECT row_to_json(n)
-                              FROM (SELECT pr.name FROM public.profiles AS pr WHERE pr.id = u.public_profile_id) AS n) AS profiles
-                      FROM public.user_roles AS u
-                     WHERE u.class_id = p_class_id
-                       AND u.private_profile_id IN (SELECT g.private_profile_id FROM g UNION SELECT r.assignee_profile_id FROM r)) AS p)
+        'profiles', public.mcp_class_profiles(p_class_id, ARRAY(SELECT g.private_profile_id FROM g UNION SELECT r.assignee_profile_id FROM r))
     );
 END;
 $$;

@@ -27,6 +27,9 @@
 -- whose body is checked when first called, so the migration applies
 -- before Pawtograder's tables exist, as the gateway's other migrations
 -- do. Idempotent.
+--
+-- The profile look-up is the helper mcp_class_profiles of
+-- supabase/migrations/20261208090000_mcp_staff_read_helpers.sql.
 
 CREATE OR REPLACE FUNCTION public.mcp_search_submissions(p_class_id bigint, p_assignment_id bigint, p_include_inactive boolean,
                                                           p_student_profile_id text)
@@ -88,14 +91,7 @@ BEGIN
                      ORDER BY x.id
                      LIMIT 1000) AS q),
         'only', v_only,
-        'profiles', (
-            SELECT coalesce(json_agg(p), '[]')
-              FROM (SELECT u.private_profile_id, u.public_profile_id, u.role,
-                           (SELECT row_to_json(n)
-                              FROM (SELECT pr.name FROM public.profiles AS pr WHERE pr.id = u.public_profile_id) AS n) AS profiles
-                      FROM public.user_roles AS u
-                     WHERE u.class_id = p_class_id
-                       AND u.private_profile_id IN (SELECT s.profile_id FROM s)) AS p)
+        'profiles', public.mcp_class_profiles(p_class_id, ARRAY(SELECT s.profile_id FROM s))
     );
 END;
 $$;

@@ -24,6 +24,9 @@
 -- profiles and user_roles rows included). PL/pgSQL, whose body is checked
 -- when first called, so the migration applies before Pawtograder's tables
 -- exist, as the gateway's other migrations do. Idempotent.
+--
+-- The staff check and the profile look-up are the helpers of
+-- supabase/migrations/20261208090000_mcp_staff_read_helpers.sql.
 
 CREATE OR REPLACE FUNCTION public.mcp_regrade_request(p_class_id bigint, p_regrade_request_id bigint)
 RETURNS TABLE (request_id bigint, found json)
@@ -33,10 +36,7 @@ SECURITY INVOKER
 SET search_path = ''
 AS $$
 BEGIN
-    IF NOT EXISTS (SELECT 1
-                     FROM public.user_roles AS u
-                    WHERE u.user_id = auth.uid() AND u.class_id = p_class_id AND u.disabled = false
-                      AND u.role::text IN ('instructor', 'grader')) THEN
+    IF NOT public.mcp_caller_is_class_staff(p_class_id) THEN
         RETURN;
     END IF;
     RETURN QUERY
@@ -53,53 +53,11 @@ BEGIN
                       FROM (SELECT sr.id, sr.name, sr.total_score, sr.total_autograde_score, sr.tweak, sr.released
                               FROM public.submission_reviews AS sr
                              WHERE sr.id = x.submission_review_id) AS v) AS submission_reviews,
-                   (SELECT json_build_object(
-                       'private', (SELECT row_to_json(m)
-                                     FROM (SELECT u.class_id, u.role, u.public_profile_id,
-                                                  (SELECT row_to_json(n)
-                                                     FROM (SELECT pr.name FROM public.profiles AS pr WHERE pr.id = u.public_profile_id) AS n) AS pub
-                                             FROM public.user_roles AS u
-                                            WHERE u.private_profile_id = pf.id) AS m),
-                       'public', (SELECT row_to_json(m)
-                                    FROM (SELECT u.class_id, u.role, u.public_profile_id,
-                                                 (SELECT row_to_json(n)
-                                                    FROM (SELECT pr.name FROM public.profiles AS pr WHERE pr.id = u.public_profile_id) AS n) AS pub
-                                            FROM public.user_roles AS u
-                                           WHERE u.public_profile_id = pf.id) AS m))
-                  FROM public.profiles AS pf
-                 WHERE pf.id = x.created_by) AS student,
-                   (SELECT json_build_object(
-                       'private', (SELECT row_to_json(m)
-                                     FROM (SELECT u.class_id, u.role, u.public_profile_id,
-                                                  (SELECT row_to_json(n)
-                                                     FROM (SELECT pr.name FROM public.profiles AS pr WHERE pr.id = u.public_profile_id) AS n) AS pub
-                                             FROM public.user_roles AS u
-                                            WHERE u.private_profile_id = pf.id) AS m),
-                       'public', (SELECT row_to_json(m)
-                                    FROM (SELECT u.class_id, u.role, u.public_profile_id,
-                                                 (SELECT row_to_json(n)
-                                                    FROM (SELECT pr.name FROM public.profiles AS pr WHERE pr.id = u.public_profile_id) AS n) AS pub
-                                            FROM public.user_roles AS u
-                                           WHERE u.public_profile_id = pf.id) AS m))
-                  FROM public.profiles AS pf
-                 WHERE pf.id = x.assignee) AS assignee_profile,
+                   (SELECT m.membership FROM public.mcp_profile_membership(x.created_by) AS m) AS student,
+                   (SELECT m.membership FROM public.mcp_profile_membership(x.assignee) AS m) AS assignee_profile,
                    (SELECT coalesce(json_agg(cm), '[]')
                       FROM (SELECT c.id, c.created_at, c.comment,
-                                   (SELECT json_build_object(
-                       'private', (SELECT row_to_json(m)
-                                     FROM (SELECT u.class_id, u.role, u.public_profile_id,
-                                                  (SELECT row_to_json(n)
-                                                     FROM (SELECT pr.name FROM public.profiles AS pr WHERE pr.id = u.public_profile_id) AS n) AS pub
-                                             FROM public.user_roles AS u
-                                            WHERE u.private_profile_id = pf.id) AS m),
-                       'public', (SELECT row_to_json(m)
-                                    FROM (SELECT u.class_id, u.role, u.public_profile_id,
-                                                 (SELECT row_to_json(n)
-                                                    FROM (SELECT pr.name FROM public.profiles AS pr WHERE pr.id = u.public_profile_id) AS n) AS pub
-                                            FROM public.user_roles AS u
-                                           WHERE u.public_profile_id = pf.id) AS m))
-                  FROM public.profiles AS pf
-                 WHERE pf.id = c.author) AS author_profile
+                                   (SELECT m.membership FROM public.mcp_profile_membership(c.author) AS m) AS author_profile
                               FROM public.submission_regrade_request_comments AS c
                              WHERE c.submission_regrade_request_id = x.id
                              ORDER BY c.created_at DESC, c.id DESC

@@ -7,10 +7,12 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/pawtograder/mcp-gateway/gateway/postgrest"
 	"github.com/pawtograder/mcp-gateway/gateway/userclient"
@@ -439,12 +441,22 @@ var staffReadFunctions = []string{
 	"mcp_grading_progress(bigint,bigint)",
 	"mcp_search_submissions(bigint,bigint,boolean,text)",
 	"mcp_regrade_request(bigint,bigint)",
+	// The helpers they call, which run as the caller too.
+	"mcp_caller_is_class_staff(bigint)",
+	"mcp_class_profiles(bigint,uuid[])",
+	"mcp_profile_membership(uuid)",
 }
+
+// inlinedHelpers are the helpers with no SET clause, so that PostgreSQL
+// inlines them into the calling query (a SET clause prevents it); their
+// names are all schema-qualified instead.
+var inlinedHelpers = map[string]bool{"mcp_profile_membership(uuid)": true}
 
 // TestStaffReadFunctionsRunAsTheCaller: every read tool's SQL function is
 // SECURITY INVOKER (row-level security applies as to the caller's REST
-// reads), STABLE, with an empty search_path, and executable by
-// authenticated only: not by anon, nor by PUBLIC's default grant.
+// reads), STABLE, with an empty search_path (none for an inlined helper),
+// and executable by authenticated only: not by anon, nor by PUBLIC's
+// default grant.
 func TestStaffReadFunctionsRunAsTheCaller(t *testing.T) {
 	db := testEnv(t).DB(t)
 	for _, fn := range staffReadFunctions {
@@ -464,12 +476,48 @@ func TestStaffReadFunctionsRunAsTheCaller(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if definer || volatility != "s" || !slices.Equal(config, []string{`search_path=""`}) {
-				t.Errorf("security definer %v, volatility %q, config %v; want invoker, stable (s), search_path=\"\"", definer, volatility, config)
+			want := []string{`search_path=""`}
+			if inlinedHelpers[fn] {
+				want = []string{}
+			}
+			if definer || volatility != "s" || !slices.Equal(config, want) {
+				t.Errorf("security definer %v, volatility %q, config %v; want invoker, stable (s), %v", definer, volatility, config, want)
 			}
 			if anon || public || !authenticated {
 				t.Errorf("EXECUTE: anon %v, PUBLIC %v, authenticated %v; want authenticated only", anon, public, authenticated)
 			}
 		})
+	}
+}
+
+// TestProfileMembershipIsInlined: mcp_profile_membership runs once per
+// comment of a regrade request, so PostgreSQL must plan its body into the
+// calling query (no SET clause, set-returning, STABLE) rather than call it
+// per row: the caller's plan has no scan of the function.
+func TestProfileMembershipIsInlined(t *testing.T) {
+	db := testEnv(t).DB(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	if _, err := tx.Exec(ctx, `SET LOCAL ROLE authenticated`); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := tx.Query(ctx, `EXPLAIN SELECT (SELECT m.membership FROM public.mcp_profile_membership(c.author) AS m)
+		FROM public.submission_regrade_request_comments AS c`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range plan {
+		if strings.Contains(line, "Function Scan") {
+			t.Fatalf("mcp_profile_membership is called, not inlined:\n%s", strings.Join(plan, "\n"))
+		}
 	}
 }

@@ -40,6 +40,9 @@ var notProbed = map[string]string{
 	"mcp_pending_action_finish":            "called by mcp_pending_action_approve",
 	"mcp_pending_action_decide":            "called by mcp_pending_action_approve",
 	"mcp_pending_action_record":            "called by mcp_pending_action_approve",
+	"mcp_caller_is_class_staff":            "called inside the staff read functions, which are probed",
+	"mcp_profile_membership":               "called inside the staff read functions, which are probed",
+	"mcp_class_profiles":                   "called inside the staff read functions, which are probed",
 	// It takes no argument that could fail to convert, so a probe would
 	// run it; its file's table and other functions are probed.
 	"mcp_activity_my_pending": "no argument to probe with; the activity file's other objects are probed",
