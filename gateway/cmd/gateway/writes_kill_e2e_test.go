@@ -23,7 +23,10 @@ const childEnv = "GATEWAY_E2E_CHILD"
 
 // startChildGateway runs the gateway as a process of its own (this test
 // binary, which TestMain turns into the gateway), configured by vars on
-// top of the stack's settings, and returns its base URL and the process.
+// top of the stack's settings, and returns its base URL and the process
+// once it is ready: its start-up check has asked the database for every
+// object (through the caller's fault proxy, if any), so no probe is left
+// to meet a fault rule the test adds next.
 func startChildGateway(t *testing.T, vars map[string]string) (string, *exec.Cmd) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -56,7 +59,7 @@ func startChildGateway(t *testing.T, vars map[string]string) (string, *exec.Cmd)
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		resp, err := http.Get(base + "/healthz")
+		resp, err := http.Get(base + "/readyz")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
